@@ -1,0 +1,2 @@
+//! Explorers: they know only the System trait.
+

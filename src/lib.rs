@@ -1,0 +1,10 @@
+//! `unfold`: partial-order verification of concurrent systems.
+//!
+//! Data flows one way: file → [`formats`] → [`model`] → [`system::System`] → [`explore`] →
+//! [`report`].
+
+pub mod explore;
+pub mod formats;
+pub mod model;
+pub mod report;
+pub mod system;

@@ -1,0 +1,501 @@
+//! A [`Net`] as a [`System`]: markings packed into fixed-width counters.
+//!
+//! One code path serves every net: a marking is a vector of `bits`-wide unsigned counters, one
+//! per place, packed into `u64` words. Safe nets use 1-bit counters (a bitset), other nets 8, 16,
+//! 32 or 64 bits. A firing that would push a counter past its width is reported as an
+//! [`Overflow`]; callers rebuild the system with [`NetSystem::widened`] and start again, so a
+//! wrong guess of the width costs time, never correctness.
+//!
+//! # Footprints and the soundness of independence
+//!
+//! Each place `p` touched by transition `t` is one resource, accessed with
+//! - `R` when `t` tests `p` (an input arc or a read arc: enabledness depends on `m(p)`),
+//! - `A` when firing `t` changes `m(p)` (`pre(p) ≠ post(p)`).
+//!
+//! So a consumer is `RA`, a pure producer `A`, a self-loop with equal weights or a read arc `R`.
+//!
+//! *Claim.* If `t` and `u` are independent (no shared place with R–A, A–R pair, the only
+//! non-commuting pairs that can arise since nets have no `W`), then at every marking `m`:
+//! firing `u` neither enables nor disables `t` (and symmetrically), and when both are enabled,
+//! `m [t u⟩ m'` and `m [u t⟩ m'` reach the same `m'`.
+//!
+//! *Proof.* Firing `u` changes only the places where `u` has `A`. On such a place, `t` has no `R`
+//! (else R–A), so `t` tests none of the places `u` changes: `t`'s enabledness is the same
+//! before and after `u`. Symmetrically for `u`. The effect of firing a transition is adding the
+//! fixed vector `post − pre`, and vector addition commutes, so both orders reach
+//! `m + Δt + Δu`. ∎ (The bounded counters only matter when a count passes the width, which is
+//! an [`Overflow`] error in either order.)
+//!
+//! Consequences (DESIGN §1): two consumers of a place are dependent (`RA`–`RA`), a producer and
+//! a consumer are dependent (`A`–`RA`), two pure readers are independent (`R`–`R`) and two pure
+//! producers are independent (`A`–`A`).
+
+use std::fmt::Write as _;
+
+use super::net::{Net, PlaceIdx};
+use crate::system::{Access, Footprint, Overflow, Resource, System, Touch, Transition};
+
+/// One counter touched by a transition: where it lives in the packed marking.
+#[derive(Clone, Copy, Debug)]
+struct Field {
+    word: u32,
+    shift: u32,
+    place: PlaceIdx,
+}
+
+/// A counter a transition tests: it must hold at least `need` tokens.
+#[derive(Clone, Copy, Debug)]
+struct Test {
+    field: Field,
+    need: u64,
+}
+
+/// A counter a transition changes: `m(p) := m(p) - sub + add`.
+#[derive(Clone, Copy, Debug)]
+struct Change {
+    field: Field,
+    sub: u64,
+    add: u64,
+}
+
+/// Per-word masks of a transition, used when counters are single bits.
+#[derive(Clone, Copy, Debug)]
+struct WordMasks {
+    word: u32,
+    /// Bits that must be set for the transition to be enabled.
+    test: u64,
+    /// Bits cleared by firing.
+    clear: u64,
+    /// Bits set by firing (must have been clear, after clearing, or the net is not safe).
+    set: u64,
+}
+
+/// The compiled operations of one transition.
+#[derive(Clone, Debug, Default)]
+struct Compiled {
+    tests: Vec<Test>,
+    changes: Vec<Change>,
+    masks: Vec<WordMasks>,
+    /// With 1-bit counters: a change adding more than one token, which always overflows.
+    wide_add: Option<Change>,
+}
+
+/// A net with a chosen marking encoding, implementing [`System`].
+#[derive(Clone, Debug)]
+pub struct NetSystem<'n> {
+    net: &'n Net,
+    bits: u32,
+    words: usize,
+    compiled: Vec<Compiled>,
+    footprints: Vec<Vec<Touch>>,
+}
+
+/// The counter widths, narrowest first.
+const WIDTHS: [u32; 5] = [1, 8, 16, 32, 64];
+
+impl<'n> NetSystem<'n> {
+    /// The system of `net` with the narrowest width that is likely to suffice: 1 bit when the
+    /// net is certified safe or starts with at most one token per place and has no weights
+    /// above 1, else the narrowest width that holds the initial marking and every weight.
+    pub fn new(net: &'n Net) -> Self {
+        let max_initial = net.places.iter().map(|p| p.initial).max().unwrap_or(0) as u64;
+        let max_weight = net.max_weight() as u64;
+        let bits = if net.certified_safe() || (max_initial <= 1 && max_weight <= 1) {
+            1
+        } else {
+            let need = max_initial.max(max_weight).saturating_mul(4);
+            *WIDTHS[1..]
+                .iter()
+                .find(|&&b| b == 64 || need < (1u64 << b))
+                .unwrap()
+        };
+        Self::with_bits(net, bits)
+    }
+
+    /// The system of `net` with `bits`-wide counters (1, 8, 16, 32 or 64).
+    pub fn with_bits(net: &'n Net, bits: u32) -> Self {
+        assert!(WIDTHS.contains(&bits), "unsupported counter width {bits}");
+        let per_word = 64 / bits as usize;
+        let words = net.places.len().div_ceil(per_word).max(1);
+        let field = |place: PlaceIdx| Field {
+            word: (place as usize / per_word) as u32,
+            shift: (place as usize % per_word) as u32 * bits,
+            place,
+        };
+        let mut compiled = Vec::with_capacity(net.transitions.len());
+        let mut footprints = Vec::with_capacity(net.transitions.len());
+        for t in &net.transitions {
+            let mut c = Compiled::default();
+            let mut fp: Vec<Touch> = Vec::new();
+            // Merge the three sorted arc lists place by place.
+            let mut places: Vec<PlaceIdx> = t
+                .pre
+                .iter()
+                .chain(&t.post)
+                .chain(&t.reads)
+                .map(|a| a.place)
+                .collect();
+            places.sort_unstable();
+            places.dedup();
+            let weight = |arcs: &[super::net::Arc], p| {
+                arcs.iter()
+                    .find(|a| a.place == p)
+                    .map_or(0, |a| a.weight as u64)
+            };
+            for p in places {
+                let (pre, post, read) = (weight(&t.pre, p), weight(&t.post, p), weight(&t.reads, p));
+                let mut access = Access::NONE;
+                let need = pre.max(read);
+                if need > 0 {
+                    access = access.union(Access::READ);
+                    c.tests.push(Test {
+                        field: field(p),
+                        need,
+                    });
+                }
+                if pre != post {
+                    access = access.union(Access::ADD);
+                    c.changes.push(Change {
+                        field: field(p),
+                        sub: pre,
+                        add: post,
+                    });
+                }
+                if !access.is_empty() {
+                    fp.push(Touch {
+                        resource: p as Resource,
+                        access,
+                    });
+                }
+            }
+            if bits == 1 {
+                c.masks = Self::word_masks(&c);
+                c.wide_add = c.changes.iter().copied().find(|ch| ch.add > 1);
+            }
+            compiled.push(c);
+            footprints.push(fp);
+        }
+        NetSystem {
+            net,
+            bits,
+            words,
+            compiled,
+            footprints,
+        }
+    }
+
+    /// Folds the tests and changes of a transition into per-word masks (1-bit counters).
+    fn word_masks(c: &Compiled) -> Vec<WordMasks> {
+        fn entry(masks: &mut Vec<WordMasks>, word: u32) -> usize {
+            match masks.iter().position(|m| m.word == word) {
+                Some(i) => i,
+                None => {
+                    masks.push(WordMasks {
+                        word,
+                        test: 0,
+                        clear: 0,
+                        set: 0,
+                    });
+                    masks.len() - 1
+                }
+            }
+        }
+        let mut masks: Vec<WordMasks> = Vec::new();
+        let mut impossible = false;
+        for t in &c.tests {
+            let i = entry(&mut masks, t.field.word);
+            masks[i].test |= 1 << t.field.shift;
+            impossible |= t.need > 1;
+        }
+        for ch in &c.changes {
+            let i = entry(&mut masks, ch.field.word);
+            if ch.sub > 0 {
+                masks[i].clear |= 1 << ch.field.shift;
+            }
+            if ch.add > 0 {
+                masks[i].set |= 1 << ch.field.shift;
+            }
+        }
+        if impossible {
+            // A weight above 1 can never be met by a bit: never enabled under this encoding.
+            masks.push(WordMasks {
+                word: 0,
+                test: u64::MAX,
+                clear: 0,
+                set: 0,
+            });
+        }
+        masks
+    }
+
+    /// The net.
+    pub fn net(&self) -> &'n Net {
+        self.net
+    }
+
+    /// Width of a counter in bits.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// The same net with counters of the next width, or `None` at 64 bits.
+    pub fn widened(&self) -> Option<NetSystem<'n>> {
+        let next = WIDTHS.iter().copied().find(|&b| b > self.bits)?;
+        Some(Self::with_bits(self.net, next))
+    }
+
+    /// The largest count a counter holds.
+    pub fn capacity(&self) -> u64 {
+        if self.bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        }
+    }
+
+    /// Tokens on place `p` in `marking`.
+    #[inline]
+    pub fn tokens(&self, marking: &[u64], p: PlaceIdx) -> u64 {
+        let per_word = 64 / self.bits as usize;
+        let word = marking[p as usize / per_word];
+        let shift = (p as usize % per_word) as u32 * self.bits;
+        (word >> shift) & self.capacity()
+    }
+
+    #[inline]
+    fn get(&self, marking: &[u64], f: Field) -> u64 {
+        (marking[f.word as usize] >> f.shift) & self.capacity()
+    }
+
+    /// Total number of tokens in `marking`.
+    pub fn total_tokens(&self, marking: &[u64]) -> u128 {
+        if self.bits == 1 {
+            return marking.iter().map(|w| w.count_ones() as u128).sum();
+        }
+        (0..self.net.places.len() as PlaceIdx)
+            .map(|p| self.tokens(marking, p) as u128)
+            .sum()
+    }
+
+    /// The largest number of tokens on one place of `marking`.
+    pub fn max_tokens(&self, marking: &[u64]) -> u64 {
+        if self.bits == 1 {
+            return marking.iter().any(|&w| w != 0) as u64;
+        }
+        (0..self.net.places.len() as PlaceIdx)
+            .map(|p| self.tokens(marking, p))
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn overflow(&self, t: Transition, f: Field, value: u64) -> Overflow {
+        Overflow {
+            transition: t,
+            resource: f.place as Resource,
+            resource_name: self.net.places[f.place as usize].label.clone(),
+            value,
+            capacity: self.capacity(),
+        }
+    }
+}
+
+impl System for NetSystem<'_> {
+    fn state_words(&self) -> usize {
+        self.words
+    }
+
+    fn initial_state(&self, out: &mut [u64]) {
+        out.fill(0);
+        let per_word = 64 / self.bits as usize;
+        for (i, p) in self.net.places.iter().enumerate() {
+            // Initial markings wider than the counters are reported on the first firing by
+            // construction of `new`, which always picks a width holding them; clamp defensively.
+            let v = (p.initial as u64).min(self.capacity());
+            out[i / per_word] |= v << ((i % per_word) as u32 * self.bits);
+        }
+    }
+
+    fn transition_count(&self) -> usize {
+        self.net.transitions.len()
+    }
+
+    fn transition_name(&self, t: Transition) -> &str {
+        &self.net.transitions[t as usize].label
+    }
+
+    fn resource_count(&self) -> usize {
+        self.net.places.len()
+    }
+
+    fn resource_name(&self, r: Resource) -> &str {
+        &self.net.places[r as usize].label
+    }
+
+    #[inline]
+    fn is_enabled(&self, state: &[u64], t: Transition) -> bool {
+        let c = &self.compiled[t as usize];
+        if self.bits == 1 {
+            c.masks
+                .iter()
+                .all(|m| state[m.word as usize] & m.test == m.test)
+        } else {
+            c.tests.iter().all(|x| self.get(state, x.field) >= x.need)
+        }
+    }
+
+    #[inline]
+    fn fire(&self, state: &[u64], t: Transition, out: &mut [u64]) -> Result<(), Overflow> {
+        out.copy_from_slice(state);
+        let c = &self.compiled[t as usize];
+        if self.bits == 1 {
+            if let Some(ch) = c.wide_add {
+                return Err(self.overflow(t, ch.field, ch.add));
+            }
+            for m in &c.masks {
+                let w = out[m.word as usize] & !m.clear;
+                if w & m.set != 0 {
+                    let bit = (w & m.set).trailing_zeros();
+                    let ch = c
+                        .changes
+                        .iter()
+                        .find(|ch| ch.field.word == m.word && ch.field.shift == bit)
+                        .expect("a set bit comes from a change");
+                    return Err(self.overflow(t, ch.field, 2));
+                }
+                out[m.word as usize] = w | m.set;
+            }
+            return Ok(());
+        }
+        let cap = self.capacity();
+        for ch in &c.changes {
+            let old = self.get(out, ch.field);
+            let new = old - ch.sub;
+            let new = match new.checked_add(ch.add) {
+                Some(v) if v <= cap => v,
+                v => return Err(self.overflow(t, ch.field, v.unwrap_or(u64::MAX))),
+            };
+            let w = &mut out[ch.field.word as usize];
+            *w = (*w & !(cap << ch.field.shift)) | (new << ch.field.shift);
+        }
+        Ok(())
+    }
+
+    fn footprint(&self, t: Transition) -> &Footprint {
+        &self.footprints[t as usize]
+    }
+
+    fn describe_state(&self, state: &[u64]) -> String {
+        let mut s = String::new();
+        for (i, p) in self.net.places.iter().enumerate() {
+            let k = self.tokens(state, i as PlaceIdx);
+            if k == 0 {
+                continue;
+            }
+            if !s.is_empty() {
+                s.push(' ');
+            }
+            s.push_str(&p.label);
+            if k > 1 {
+                let _ = write!(s, "={k}");
+            }
+        }
+        if s.is_empty() {
+            s.push_str("(empty)");
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::net::{ArcKind, NetBuilder};
+
+    /// p0 --t0--> p1 (weight 2 out), p1 --t1 (weight 2 in)--> p0; plus a reader of p0.
+    fn weighted() -> Net {
+        let mut b = NetBuilder::new("w");
+        let p0 = b.add_place("p0", None, 1).unwrap();
+        let p1 = b.add_place("p1", None, 0).unwrap();
+        let t0 = b.add_transition("t0", None).unwrap();
+        let t1 = b.add_transition("t1", None).unwrap();
+        let r = b.add_transition("r", None).unwrap();
+        b.add_arc(p0, t0, ArcKind::Input, 1).unwrap();
+        b.add_arc(p1, t0, ArcKind::Output, 2).unwrap();
+        b.add_arc(p1, t1, ArcKind::Input, 2).unwrap();
+        b.add_arc(p0, t1, ArcKind::Output, 1).unwrap();
+        b.add_arc(p0, r, ArcKind::Read, 1).unwrap();
+        b.finish()
+    }
+
+    #[test]
+    fn fires_with_weights_at_every_width() {
+        let net = weighted();
+        for bits in [8, 16, 32, 64] {
+            let sys = NetSystem::with_bits(&net, bits);
+            let mut m = vec![0; sys.state_words()];
+            sys.initial_state(&mut m);
+            assert!(sys.is_enabled(&m, 0) && !sys.is_enabled(&m, 1) && sys.is_enabled(&m, 2));
+            let mut m2 = m.clone();
+            sys.fire(&m, 0, &mut m2).unwrap();
+            assert_eq!((sys.tokens(&m2, 0), sys.tokens(&m2, 1)), (0, 2));
+            assert!(sys.is_enabled(&m2, 1) && !sys.is_enabled(&m2, 2));
+            assert_eq!(sys.describe_state(&m2), "p1=2");
+            sys.fire(&m2, 1, &mut m).unwrap();
+            assert_eq!(sys.describe_state(&m), "p0");
+        }
+    }
+
+    #[test]
+    fn one_bit_overflow_is_reported_and_widening_fixes_it() {
+        let net = weighted();
+        let sys = NetSystem::with_bits(&net, 1);
+        let mut m = vec![0; sys.state_words()];
+        sys.initial_state(&mut m);
+        let mut out = m.clone();
+        let err = sys.fire(&m, 0, &mut out).unwrap_err();
+        assert_eq!(err.resource_name, "p1");
+        let wide = sys.widened().unwrap();
+        assert_eq!(wide.bits(), 8);
+    }
+
+    #[test]
+    fn footprints_follow_the_design_table() {
+        let net = weighted();
+        let sys = NetSystem::new(&net);
+        let ra = Access::READ.union(Access::ADD);
+        assert_eq!(
+            sys.footprint(0),
+            &[
+                Touch {
+                    resource: 0,
+                    access: ra
+                },
+                Touch {
+                    resource: 1,
+                    access: Access::ADD
+                }
+            ]
+        );
+        assert_eq!(
+            sys.footprint(2),
+            &[Touch {
+                resource: 0,
+                access: Access::READ
+            }]
+        );
+        assert!(sys.dependent(0, 1));
+        assert!(sys.dependent(0, 2)); // consumer of p0 vs reader of p0
+    }
+
+    #[test]
+    fn counters_never_wrap() {
+        let net = weighted();
+        let sys = NetSystem::with_bits(&net, 8);
+        let mut m = vec![0; sys.state_words()];
+        // p1 at 254: t0 adds 2 -> 256 > 255.
+        m[0] = 1 | (254 << 8);
+        let mut out = m.clone();
+        let err = sys.fire(&m, 0, &mut out).unwrap_err();
+        assert_eq!((err.value, err.capacity), (256, 255));
+    }
+}

@@ -1,0 +1,2 @@
+//! Reports: statistics (human and JSON), DOT, CSV.
+

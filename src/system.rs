@@ -1,0 +1,206 @@
+//! The generic transition system `M = <S, T, s0>` every input becomes, with footprints and the
+//! unconditional independence relation derived from them (DESIGN §1).
+//!
+//! States are packed into a fixed number of `u64` words so that explorers can store millions of
+//! them in flat arenas and hash them without knowing what they mean.
+
+use std::fmt;
+
+/// Index of a transition of a [`System`], dense from 0.
+pub type Transition = u32;
+
+/// Index of a resource (a place, a variable, a lock, a thread's program order) touched by
+/// transitions, dense from 0.
+pub type Resource = u32;
+
+/// How a transition touches a resource: a set of the three access modes of DESIGN §1.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Access(u8);
+
+impl Access {
+    /// No access.
+    pub const NONE: Access = Access(0);
+    /// `R`: the result (or enabledness) depends on the resource.
+    pub const READ: Access = Access(1);
+    /// `W`: the resource is overwritten.
+    pub const WRITE: Access = Access(2);
+    /// `A`: a commutative update (adding to a counter, tokens to a place).
+    pub const ADD: Access = Access(4);
+
+    /// Union of two access sets.
+    pub const fn union(self, other: Access) -> Access {
+        Access(self.0 | other.0)
+    }
+
+    /// Whether every mode of `other` is in `self`.
+    pub const fn contains(self, other: Access) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether no mode is set.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Whether two accesses to one resource fail to commute: the pair of modes is one of
+    /// R–W, R–A, W–W, W–A (in either order). R–R and A–A commute.
+    pub const fn conflicts_with(self, other: Access) -> bool {
+        const R: u8 = 1;
+        const W: u8 = 2;
+        const A: u8 = 4;
+        let (a, b) = (self.0, other.0);
+        (a & R != 0 && b & (W | A) != 0)
+            || (b & R != 0 && a & (W | A) != 0)
+            || (a & W != 0 && b & (W | A) != 0)
+            || (b & W != 0 && a & A != 0)
+    }
+}
+
+impl fmt::Debug for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (bit, c) in [(1, 'R'), (2, 'W'), (4, 'A')] {
+            if self.0 & bit != 0 {
+                write!(f, "{c}")?;
+            }
+        }
+        if self.0 == 0 {
+            write!(f, "-")?;
+        }
+        Ok(())
+    }
+}
+
+/// One entry of a footprint: a resource and how it is touched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Touch {
+    /// The resource.
+    pub resource: Resource,
+    /// The modes of access.
+    pub access: Access,
+}
+
+/// A footprint: the resources a transition touches, sorted by resource, each at most once.
+pub type Footprint = [Touch];
+
+/// Whether two footprints share a resource whose accesses do not commute.
+///
+/// Both footprints must be sorted by resource (a linear merge).
+pub fn footprints_conflict(a: &Footprint, b: &Footprint) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].resource.cmp(&b[j].resource) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                if a[i].access.conflicts_with(b[j].access) {
+                    return true;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    false
+}
+
+/// A transition could not fire because a counter of the state would leave its range.
+///
+/// Explorers stop on it (integer overflow is an error, never a wrap); a system whose states use
+/// narrow counters may be rebuilt with wider ones and the exploration restarted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("counter overflow: firing transition {transition} puts {value} tokens on {resource_name}, more than {capacity}")]
+pub struct Overflow {
+    /// The transition that was fired.
+    pub transition: Transition,
+    /// The resource whose counter overflowed.
+    pub resource: Resource,
+    /// Its display name.
+    pub resource_name: String,
+    /// The value it would have taken (saturated at `u64::MAX`).
+    pub value: u64,
+    /// The largest value the state encoding holds.
+    pub capacity: u64,
+}
+
+/// A finite transition system with packed states and footprints.
+///
+/// Independence is unconditional and derived from footprints: `t ◇ t'` iff no resource is
+/// touched by both with a non-commuting pair of modes ([`Access::conflicts_with`]). Every
+/// instance must make this sound: if two transitions are independent, then at every reachable
+/// state neither enables nor disables the other, and firing them in either order gives the same
+/// state (the diamond property).
+pub trait System {
+    /// Number of `u64` words of a packed state.
+    fn state_words(&self) -> usize;
+
+    /// Writes the initial state into `out` (`state_words()` long).
+    fn initial_state(&self, out: &mut [u64]);
+
+    /// Number of transitions.
+    fn transition_count(&self) -> usize;
+
+    /// Display name of a transition.
+    fn transition_name(&self, t: Transition) -> &str;
+
+    /// Number of resources footprints refer to.
+    fn resource_count(&self) -> usize;
+
+    /// Display name of a resource.
+    fn resource_name(&self, r: Resource) -> &str;
+
+    /// Whether `t` is enabled at `state`.
+    fn is_enabled(&self, state: &[u64], t: Transition) -> bool;
+
+    /// Fires `t` (which must be enabled) at `state`, writing the successor into `out`.
+    fn fire(&self, state: &[u64], t: Transition, out: &mut [u64]) -> Result<(), Overflow>;
+
+    /// The footprint of `t`, sorted by resource.
+    fn footprint(&self, t: Transition) -> &Footprint;
+
+    /// Whether `a` and `b` are dependent (not independent). A transition is dependent with
+    /// itself.
+    fn dependent(&self, a: Transition, b: Transition) -> bool {
+        a == b || footprints_conflict(self.footprint(a), self.footprint(b))
+    }
+
+    /// Pushes every transition enabled at `state` onto `out` (in increasing order).
+    fn enabled(&self, state: &[u64], out: &mut Vec<Transition>) {
+        for t in 0..self.transition_count() as Transition {
+            if self.is_enabled(state, t) {
+                out.push(t);
+            }
+        }
+    }
+
+    /// A readable rendering of a state, for witnesses and debugging.
+    fn describe_state(&self, state: &[u64]) -> String;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn access_conflict_table() {
+        let (r, w, a) = (Access::READ, Access::WRITE, Access::ADD);
+        assert!(!r.conflicts_with(r));
+        assert!(!a.conflicts_with(a));
+        for (x, y) in [(r, w), (r, a), (w, w), (w, a)] {
+            assert!(x.conflicts_with(y), "{x:?} {y:?}");
+            assert!(y.conflicts_with(x), "{y:?} {x:?}");
+        }
+        assert!(r.union(a).conflicts_with(r.union(a)));
+        assert!(!Access::NONE.conflicts_with(w));
+    }
+
+    #[test]
+    fn footprint_merge() {
+        let t = |resource, access| Touch { resource, access };
+        let a = [t(1, Access::READ), t(4, Access::ADD)];
+        let b = [t(2, Access::WRITE), t(4, Access::ADD)];
+        let c = [t(4, Access::READ)];
+        assert!(!footprints_conflict(&a, &b));
+        assert!(footprints_conflict(&a, &c));
+        assert!(footprints_conflict(&b, &c));
+    }
+}
