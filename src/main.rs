@@ -1,1 +1,31 @@
-fn main(){}
+//! The `unfold` binary: parses arguments, runs the library, maps outcomes and errors to exit
+//! codes (0 clean, 1 deadlock or assertion failure found, 2 bad input or usage, 3 stopped by a
+//! limit).
+
+mod cli;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    // SIGINT and SIGTERM stop the run cleanly: explorers see the flag, stop, and the statistics
+    // gathered so far are printed as incomplete.
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let flag = interrupt.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    match cli::run(args, interrupt) {
+        Ok(cli::Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(cli::Outcome::Found) => ExitCode::from(1),
+        Ok(cli::Outcome::Stopped) => ExitCode::from(3),
+        Err(e) => {
+            // One line: the library's errors already name the file and the position.
+            let msg = format!("{e:#}").replace('\n', " ");
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -63,7 +63,7 @@ pub enum ReadError {
         source: std::io::Error,
     },
     /// The content is not a valid model.
-    #[error("{}:{}: {message}", file.display(), pos.map_or(String::new(), |p| format!("{p}:")))]
+    #[error("{}{}: {message}", file.display(), pos.map_or(String::new(), |p| format!(":{p}")))]
     Parse {
         /// The file.
         file: PathBuf,

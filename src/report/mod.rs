@@ -1,2 +1,4 @@
-//! Reports: statistics (human and JSON), DOT, CSV.
+//! Reports: statistics (human and JSON), and the progress display.
 
+pub mod progress;
+pub mod stats;

@@ -1,0 +1,411 @@
+//! Command-line interface: clap commands and options, and the glue that runs a command and
+//! prints its report. No algorithm lives here.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::Value;
+
+
+use unfold::explore::limits::{Limits, StopReason, peak_rss_bytes};
+use unfold::explore::reach::{NetReach, Witness, reach_net};
+use unfold::formats::{self, Format};
+use unfold::model::net::Net;
+use unfold::report::progress::Progress;
+use unfold::report::stats::{Stats, human_bytes};
+
+/// Partial-order verification of concurrent systems: Petri nets (PNML, PEP) and programs.
+#[derive(Parser, Debug)]
+#[command(name = "unfold", version, about, arg_required_else_help = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Describe a net: sizes, arcs, weights, structural class.
+    Info(InfoArgs),
+    /// Explicit-state reachability: states, edges, deadlocks, token bounds, 1-safety.
+    Reach(ReachArgs),
+    /// Convert a net between PNML and PEP (`.ll_net`).
+    Convert(ConvertArgs),
+}
+
+/// Options shared by the commands that print statistics.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Write the statistics as one JSON object to OUT (`-` for standard output).
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<PathBuf>,
+    /// No progress display.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Options bounding a run.
+#[derive(Args, Debug, Clone)]
+pub struct LimitArgs {
+    /// Stop after this long (`30s`, `5m`, `1h`, `250ms`; a bare number is seconds).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    /// Stop before the explorer's data passes this size (`512M`, `4G`; a bare number is bytes).
+    /// Default: three quarters of physical memory.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub mem_limit: Option<u64>,
+    /// Exit 0 even when a deadlock is found (for users who only want statistics).
+    #[arg(long)]
+    pub no_fail: bool,
+}
+
+/// `unfold info`.
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// The net (PNML or PEP; the format is sniffed from the content).
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `unfold reach`.
+#[derive(Args, Debug)]
+pub struct ReachArgs {
+    /// The net (PNML or PEP).
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Output formats of `convert`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ConvertTo {
+    /// PNML 2009 P/T net.
+    Pnml,
+    /// PEP low-level net (`.ll_net`), readable by Cunf, Mole and Punf.
+    Pep,
+}
+
+/// `unfold convert`.
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// The net to read.
+    pub input: PathBuf,
+    /// The file to write (`-` for standard output).
+    pub output: PathBuf,
+    /// Output format (default: from the output file's extension).
+    #[arg(long)]
+    pub to: Option<ConvertTo>,
+}
+
+/// How a command ended, mapped to the exit code by `main`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Explored; nothing bad found (exit 0).
+    Clean,
+    /// A deadlock or assertion failure found, witness printed (exit 1).
+    Found,
+    /// Stopped by a limit, statistics so far printed (exit 3).
+    Stopped,
+}
+
+/// Parses `30s`, `5m`, `1h`, `250ms`, `1.5s`, or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a duration (try 30s, 5m, 1h)"))?;
+    let secs = match unit.trim() {
+        "" | "s" | "sec" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => return Err(format!("unknown duration unit '{other}' (use ms, s, m, h)")),
+    };
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(format!("'{s}' is not a valid duration"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Parses `512M`, `4G`, `100K`, `1T` (powers of 1024, optional `B`/`iB`), or bytes.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size (try 512M, 4G)"))?;
+    let unit = unit.trim().to_ascii_uppercase();
+    let unit = unit.trim_end_matches("IB").trim_end_matches('B');
+    let mult: u64 = match unit {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        other => return Err(format!("unknown size unit '{other}' (use K, M, G, T)")),
+    };
+    let bytes = value * mult as f64;
+    if !bytes.is_finite() || bytes < 1.0 || bytes > u64::MAX as f64 {
+        return Err(format!("'{s}' is not a valid size"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Three quarters of physical memory (`MemTotal`), or no limit where unknown.
+fn default_mem_limit() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024 / 4 * 3)
+}
+
+impl LimitArgs {
+    fn limits(&self, interrupt: Arc<AtomicBool>) -> Limits {
+        Limits::new(self.timeout, self.mem_limit.or_else(default_mem_limit))
+            .with_interrupt_flag(interrupt)
+    }
+}
+
+/// Runs the parsed command.
+pub fn run(cli: Cli, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
+    match cli.command {
+        Command::Info(args) => info(&args),
+        Command::Reach(args) => reach(&args, interrupt),
+        Command::Convert(args) => convert(&args),
+    }
+}
+
+fn read_net(path: &Path) -> Result<(Net, Format)> {
+    Ok(formats::read_net(path)?)
+}
+
+/// Prints `stats` as asked: the human block on standard output unless the JSON goes there.
+fn emit(stats: &Stats, output: &OutputArgs, extra_human: &[String]) -> Result<()> {
+    let stdout = io::stdout();
+    let json_to_stdout = output.json.as_deref() == Some(Path::new("-"));
+    if !json_to_stdout {
+        let mut out = stdout.lock();
+        stats.write_human(&mut out)?;
+        for line in extra_human {
+            writeln!(out, "{line}")?;
+        }
+    }
+    if let Some(path) = &output.json {
+        let text = serde_json::to_string_pretty(&stats.to_json())?;
+        if json_to_stdout {
+            writeln!(stdout.lock(), "{text}")?;
+        } else {
+            let mut f = BufWriter::new(
+                File::create(path).with_context(|| format!("cannot write {}", path.display()))?,
+            );
+            writeln!(f, "{text}")?;
+            f.flush()?;
+        }
+    }
+    Ok(())
+}
+
+fn common_head(stats: &mut Stats, file: &Path, mode: &str, complete: bool) {
+    stats.add("input", "input", file.display().to_string());
+    stats.add("mode", "mode", mode);
+    stats.add("complete", "complete", complete);
+}
+
+fn common_tail(stats: &mut Stats, seconds: f64) {
+    stats.add("time_s", "time (s)", seconds);
+    let peak = peak_rss_bytes();
+    stats.add_json("peak_bytes", peak);
+    stats.add("peak_memory", "peak memory", human_bytes(peak));
+}
+
+fn info(args: &InfoArgs) -> Result<Outcome> {
+    let limits = Limits::default();
+    let (net, format) = read_net(&args.file)?;
+    let s = net.structure();
+    let mut stats = Stats::new();
+    common_head(&mut stats, &args.file, "info", true);
+    stats.add("format", "format", format.to_string());
+    stats.add("name", "name", net.name.clone());
+    stats.add("places", "places", net.places.len());
+    stats.add("transitions", "transitions", net.transitions.len());
+    stats.add("arcs", "arcs", net.arc_count());
+    stats.add("read_arcs", "read arcs", net.read_arc_count());
+    stats.add("max_weight", "largest arc weight", net.max_weight());
+    stats.add("weighted", "weights above 1", net.max_weight() > 1);
+    stats.add("initial_tokens", "initial tokens", net.initial_tokens());
+    stats.add(
+        "nupn_safe",
+        "NUPN safe flag",
+        net.nupn
+            .as_ref()
+            .and_then(|n| n.safe)
+            .map_or(Value::Null, Value::Bool),
+    );
+    stats.add("ordinary", "ordinary", s.ordinary);
+    stats.add("free_choice", "free-choice", s.free_choice);
+    stats.add("state_machine", "state machine", s.state_machine);
+    stats.add("marked_graph", "marked graph", s.marked_graph);
+    common_tail(&mut stats, limits.elapsed().as_secs_f64());
+    emit(&stats, &args.output, &[])?;
+    Ok(Outcome::Clean)
+}
+
+fn witness_line(title: &str, w: &Witness) -> String {
+    let run = if w.run.is_empty() {
+        "(the initial state)".to_string()
+    } else {
+        w.run.join(" ")
+    };
+    format!("{title}: {run}\n  reaching: {}", w.state)
+}
+
+fn reach(args: &ReachArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
+    let limits = args.limits.limits(interrupt);
+    let (net, _) = read_net(&args.file)?;
+    let progress = Progress::spinner(args.output.quiet);
+    let r: NetReach = reach_net(&net, &limits, &mut |p| {
+        progress.set_message(|| {
+            format!(
+                "{} states, {} expanded, {}",
+                p.states,
+                p.expanded,
+                human_bytes(p.bytes)
+            )
+        })
+    })
+    .map_err(|o| anyhow::anyhow!("{}: {o}", args.file.display()))?;
+    progress.finish();
+    let complete = r.stopped.is_none();
+    let mut stats = Stats::new();
+    common_head(&mut stats, &args.file, "reach", complete);
+    stats.add_json(
+        "stopped",
+        r.stopped.map_or(Value::Null, |s| serde_json::to_value(s).unwrap_or(Value::Null)),
+    );
+    stats.add("states", "reachable states", r.states);
+    stats.add("edges", "edges", r.edges);
+    stats.add("deadlocks", "deadlocks", r.deadlocks);
+    stats.add("safe", "1-safe", r.safe);
+    stats.add("max_tokens_in_place", "max tokens in a place", r.max_tokens_in_place);
+    stats.add(
+        "max_tokens_per_marking",
+        "max tokens in a marking",
+        r.max_tokens_per_marking,
+    );
+    stats.add_json("counter_bits", r.counter_bits);
+    stats.add_json(
+        "deadlock_witness",
+        r.deadlock_witness
+            .as_ref()
+            .map_or(Value::Null, |w| serde_json::json!({ "run": w.run, "state": w.state })),
+    );
+    stats.add_json(
+        "unsafe_witness",
+        r.unsafe_witness.as_ref().map_or(Value::Null, |(w, p)| {
+            serde_json::json!({ "run": w.run, "state": w.state, "place": p })
+        }),
+    );
+    stats.add("state_space_bytes", "state space", human_bytes(r.bytes));
+    common_tail(&mut stats, limits.elapsed().as_secs_f64());
+    // Witnesses read better as lines of their own than inside the aligned block.
+    let mut extra = Vec::new();
+    if let Some(w) = &r.deadlock_witness {
+        extra.push(witness_line("deadlock witness", w));
+    }
+    if let Some((w, p)) = &r.unsafe_witness {
+        extra.push(witness_line(&format!("not 1-safe: two tokens on {p}, witness"), w));
+    }
+    if let Some(reason) = r.stopped {
+        extra.push(describe_stop(reason));
+    }
+    emit(&stats, &args.output, &extra)?;
+    Ok(if r.deadlocks > 0 && !args.limits.no_fail {
+        Outcome::Found
+    } else if !complete {
+        Outcome::Stopped
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn convert(args: &ConvertArgs) -> Result<Outcome> {
+    let (net, _) = read_net(&args.input)?;
+    let to = match args.to {
+        Some(ConvertTo::Pnml) => Format::Pnml,
+        Some(ConvertTo::Pep) => Format::Pep,
+        None => match args.output.extension().and_then(|e| e.to_str()) {
+            Some("pnml" | "xml") => Format::Pnml,
+            Some("ll_net" | "ll") => Format::Pep,
+            _ => bail!(
+                "cannot tell the output format of {}: use --to pnml|pep",
+                args.output.display()
+            ),
+        },
+    };
+    if args.output == Path::new("-") {
+        let mut out = BufWriter::new(io::stdout().lock());
+        formats::write_net(&net, to, &mut out)?;
+        out.flush()?;
+    } else {
+        let file = File::create(&args.output)
+            .with_context(|| format!("cannot write {}", args.output.display()))?;
+        let mut out = BufWriter::new(file);
+        formats::write_net(&net, to, &mut out)?;
+        out.flush()?;
+    }
+    Ok(Outcome::Clean)
+}
+
+/// The line printed under the statistics of a run a limit stopped.
+pub fn describe_stop(reason: StopReason) -> String {
+    format!("stopped: {reason}; statistics so far are incomplete")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations_and_sizes() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("1.5m"), Ok(Duration::from_secs(90)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("3 weeks").is_err());
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("4GiB"), Ok(4 << 30));
+        assert_eq!(parse_size("100"), Ok(100));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+    }
+}
