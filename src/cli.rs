@@ -12,7 +12,6 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
-
 use unfold::explore::limits::{Limits, StopReason, peak_rss_bytes};
 use unfold::explore::reach::{NetReach, Witness, reach_net};
 use unfold::formats::{self, Format};
@@ -303,13 +302,19 @@ fn reach(args: &ReachArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     common_head(&mut stats, &args.file, "reach", complete);
     stats.add_json(
         "stopped",
-        r.stopped.map_or(Value::Null, |s| serde_json::to_value(s).unwrap_or(Value::Null)),
+        r.stopped.map_or(Value::Null, |s| {
+            serde_json::to_value(s).unwrap_or(Value::Null)
+        }),
     );
     stats.add("states", "reachable states", r.states);
     stats.add("edges", "edges", r.edges);
     stats.add("deadlocks", "deadlocks", r.deadlocks);
     stats.add("safe", "1-safe", r.safe);
-    stats.add("max_tokens_in_place", "max tokens in a place", r.max_tokens_in_place);
+    stats.add(
+        "max_tokens_in_place",
+        "max tokens in a place",
+        r.max_tokens_in_place,
+    );
     stats.add(
         "max_tokens_per_marking",
         "max tokens in a marking",
@@ -318,15 +323,17 @@ fn reach(args: &ReachArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     stats.add_json("counter_bits", r.counter_bits);
     stats.add_json(
         "deadlock_witness",
-        r.deadlock_witness
-            .as_ref()
-            .map_or(Value::Null, |w| serde_json::json!({ "run": w.run, "state": w.state })),
+        r.deadlock_witness.as_ref().map_or(
+            Value::Null,
+            |w| serde_json::json!({ "run": w.run, "state": w.state }),
+        ),
     );
     stats.add_json(
         "unsafe_witness",
-        r.unsafe_witness.as_ref().map_or(Value::Null, |(w, p)| {
-            serde_json::json!({ "run": w.run, "state": w.state, "place": p })
-        }),
+        r.unsafe_witness.as_ref().map_or(
+            Value::Null,
+            |(w, p)| serde_json::json!({ "run": w.run, "state": w.state, "place": p }),
+        ),
     );
     stats.add("state_space_bytes", "state space", human_bytes(r.bytes));
     common_tail(&mut stats, limits.elapsed().as_secs_f64());
@@ -336,7 +343,10 @@ fn reach(args: &ReachArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         extra.push(witness_line("deadlock witness", w));
     }
     if let Some((w, p)) = &r.unsafe_witness {
-        extra.push(witness_line(&format!("not 1-safe: two tokens on {p}, witness"), w));
+        extra.push(witness_line(
+            &format!("not 1-safe: two tokens on {p}, witness"),
+            w,
+        ));
     }
     if let Some(reason) = r.stopped {
         extra.push(describe_stop(reason));

@@ -108,7 +108,9 @@ pub fn footprints_conflict(a: &Footprint, b: &Footprint) -> bool {
 /// Explorers stop on it (integer overflow is an error, never a wrap); a system whose states use
 /// narrow counters may be rebuilt with wider ones and the exploration restarted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("counter overflow: firing transition {transition} puts {value} tokens on {resource_name}, more than {capacity}")]
+#[error(
+    "counter overflow: firing transition {transition} puts {value} tokens on {resource_name}, more than {capacity}"
+)]
 pub struct Overflow {
     /// The transition that was fired.
     pub transition: Transition,

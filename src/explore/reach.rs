@@ -29,7 +29,16 @@ pub struct StateSpace {
     words: usize,
     arena: Vec<u64>,
     parents: Vec<Parent>,
-    table: HashTable<StateId>,
+    /// Entries are `(hash fingerprint << 32) | id`: rehashing on growth and most mismatches
+    /// are decided without touching the arena (a cache miss per probe otherwise).
+    table: HashTable<u64>,
+}
+
+/// The hash of an entry, rebuilt from its 32-bit fingerprint.
+#[inline]
+fn entry_hash(entry: u64) -> u64 {
+    let f = entry >> 32;
+    f | (f << 32)
 }
 
 #[inline]
@@ -73,7 +82,7 @@ impl StateSpace {
     pub fn bytes(&self) -> u64 {
         (self.arena.capacity() * 8
             + self.parents.capacity() * std::mem::size_of::<Parent>()
-            + self.table.capacity() * (std::mem::size_of::<StateId>() + 1)) as u64
+            + self.table.capacity() * (std::mem::size_of::<u64>() + 1)) as u64
     }
 
     /// Bytes the next growth of the containers would add on top of [`bytes`](Self::bytes), as a
@@ -87,23 +96,26 @@ impl StateSpace {
             extra += self.parents.capacity().max(64) * std::mem::size_of::<Parent>() * 2;
         }
         if self.table.len() == self.table.capacity() {
-            extra += self.table.capacity().max(64) * (std::mem::size_of::<StateId>() + 1) * 2;
+            extra += self.table.capacity().max(64) * (std::mem::size_of::<u64>() + 1) * 2;
         }
         extra as u64
     }
 
     /// Inserts `state` unless present; returns its id and whether it is new.
     fn insert(&mut self, state: &[u64], parent: Parent) -> (StateId, bool) {
-        let hash = hash_words(state);
+        let fingerprint = hash_words(state) >> 32;
+        let hash = fingerprint | (fingerprint << 32);
         let (arena, words) = (&self.arena, self.words);
-        let get = |id: StateId| &arena[id as usize * words..(id as usize + 1) * words];
-        if let Some(&id) = self.table.find(hash, |&id| get(id) == state) {
-            return (id, false);
+        let found = self.table.find(hash, |&entry| {
+            let id = (entry & 0xFFFF_FFFF) as usize;
+            entry >> 32 == fingerprint && &arena[id * words..(id + 1) * words] == state
+        });
+        if let Some(&entry) = found {
+            return ((entry & 0xFFFF_FFFF) as StateId, false);
         }
         let id = self.parents.len() as StateId;
-        self.table.insert_unique(hash, id, |&id| {
-            hash_words(&arena[id as usize * words..(id as usize + 1) * words])
-        });
+        self.table
+            .insert_unique(hash, (fingerprint << 32) | id as u64, |&e| entry_hash(e));
         self.arena.extend_from_slice(state);
         self.parents.push(parent);
         (id, true)
@@ -181,7 +193,7 @@ pub fn explore<S: System>(
     let transitions = sys.transition_count() as Transition;
 
     while (expanded as usize) < space.len() {
-        if expanded % CHECK_EVERY == 0 {
+        if expanded.is_multiple_of(CHECK_EVERY) {
             progress(ReachProgress {
                 states: space.len() as u64,
                 expanded,

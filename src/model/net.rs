@@ -320,8 +320,8 @@ impl Net {
             .iter()
             .all(|t| t.pre.len() == 1 && t.post.len() == 1);
         let (producers, consumers) = self.place_neighbours();
-        let marked_graph = (0..self.places.len())
-            .all(|p| producers[p].len() == 1 && consumers[p].len() == 1);
+        let marked_graph =
+            (0..self.places.len()).all(|p| producers[p].len() == 1 && consumers[p].len() == 1);
         let free_choice = ordinary
             && consumers.iter().all(|ts| {
                 ts.windows(2).all(|w| {

@@ -143,7 +143,8 @@ impl<'n> NetSystem<'n> {
                     .map_or(0, |a| a.weight as u64)
             };
             for p in places {
-                let (pre, post, read) = (weight(&t.pre, p), weight(&t.post, p), weight(&t.reads, p));
+                let (pre, post, read) =
+                    (weight(&t.pre, p), weight(&t.post, p), weight(&t.reads, p));
                 let mut access = Access::NONE;
                 let need = pre.max(read);
                 if need > 0 {

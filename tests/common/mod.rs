@@ -1,0 +1,56 @@
+//! Helpers shared by the integration tests: where ../shared is, and its oracle table.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// `../shared/nets` beside the checkout. Panics (the test fails, never skips) when missing.
+pub fn shared_nets() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/nets");
+    assert!(
+        dir.join("ORACLES.tsv").is_file(),
+        "{} is missing: the oracle tests need ../shared beside the checkout",
+        dir.display()
+    );
+    dir
+}
+
+/// The rows of ORACLES.tsv: file (relative to shared/nets) → property → value.
+pub fn oracles() -> BTreeMap<String, BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(shared_nets().join("ORACLES.tsv")).unwrap();
+    let mut map: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() < 3 {
+            continue;
+        }
+        map.entry(cols[0].to_string())
+            .or_default()
+            .insert(cols[1].to_string(), cols[2].to_string());
+    }
+    map
+}
+
+/// Every net file under shared/nets (relative paths), sorted.
+pub fn shared_net_files() -> Vec<String> {
+    let root = shared_nets();
+    let mut out = Vec::new();
+    for sub in ["pnml", "pnml/col", "pep", "pep/cont"] {
+        for entry in std::fs::read_dir(root.join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                out.push(format!(
+                    "{sub}/{}",
+                    path.file_name().unwrap().to_string_lossy()
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The `unfold` binary built for this test run.
+pub fn unfold() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("unfold").unwrap()
+}
