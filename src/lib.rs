@@ -8,3 +8,4 @@ pub mod formats;
 pub mod model;
 pub mod report;
 pub mod system;
+pub mod unfolding;

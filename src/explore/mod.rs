@@ -1,5 +1,7 @@
 //! Explorers: they know only the [`System`](crate::system::System) trait (and, for net-level
 //! answers such as token bounds, the net model), never the file a model came from.
 
+pub mod brute;
 pub mod limits;
 pub mod reach;
+pub mod udpor;

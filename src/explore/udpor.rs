@@ -1,0 +1,622 @@
+//! The stateless unfolding-based DPOR (Rodríguez, Sousa, Sharma, Kroening, CONCUR 2015,
+//! Alg. 1): an optimal exploration of the maximal configurations of the unfolding of any
+//! [`System`].
+//!
+//! ```text
+//! Explore(C, D, A):
+//!   Extend(C)
+//!   if en(C) = ∅: C is maximal; return
+//!   e := an event of en(C) ∩ A if A ≠ ∅, else an event of en(C) \ D
+//!   Explore(C ∪ {e}, D, A \ {e})
+//!   if some J ∈ Alt(C, D ∪ {e}): Explore(C, D ∪ {e}, J \ C)
+//! ```
+//!
+//! The recursion runs on an explicit stack of frames, so configurations thousands of events
+//! deep do not overflow the call stack. `Extend` is incremental: when `e` joins `C`, the only
+//! new extensions are the events whose history contains `e`; they are enumerated from the
+//! slot chains of `C` (see [`crate::unfolding::event`]). `en(C)` is kept per depth.
+//!
+//! Alternatives are computed exactly by default, the "comb" way: every event of `D` that no
+//! event of `C` conflicts with (an *unjustified* one) needs an event of `U` in immediate
+//! conflict with it (its *spike*), the picks pairwise conflict-free and conflict-free with
+//! `C`; `J` is the union of their local configurations. `alt_k` restricts the comb to the last
+//! `k` unjustified events (k-partial alternatives, QPOR, CAV 2018): polynomial, complete, but
+//! some runs may end blocked, and those are counted.
+//!
+//! Every event ever built stays in the event store, so `U` only grows and `Remove` is the
+//! identity here: keeping more than `Q(C, D, U)` keeps the exploration complete and optimal.
+//! The memory-bounded garbage set comes with cutoffs.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::limits::{Limits, StopReason};
+use crate::system::{Overflow, System, Transition};
+use crate::unfolding::event::{BOTTOM, ConeEntry, EventId, EventStore};
+use crate::unfolding::slots::Slot;
+
+/// How `Explore` picks the next event among the candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// The first candidate (in discovery order).
+    First,
+    /// The last candidate.
+    Last,
+    /// A pseudo-random candidate, from a seed.
+    Random(u64),
+}
+
+/// Options of the exploration.
+#[derive(Clone, Debug)]
+pub struct UdporOptions {
+    /// Configurations are not extended past this many events (`complete` is then false).
+    pub max_depth: usize,
+    /// k-partial alternatives; `None` for exact ones.
+    pub alt_k: Option<usize>,
+    /// Event selection.
+    pub pick: Pick,
+}
+
+impl Default for UdporOptions {
+    fn default() -> Self {
+        UdporOptions {
+            max_depth: 10_000,
+            alt_k: None,
+            pick: Pick::First,
+        }
+    }
+}
+
+/// What the exploration found.
+#[derive(Clone, Debug, Default)]
+pub struct UdporStats {
+    /// Maximal configurations explored.
+    pub maximal_configurations: u64,
+    /// Distinct events (⊥ excluded).
+    pub events: u64,
+    /// Visits where every enabled event was in `D` (zero with exact alternatives).
+    pub blocked: u64,
+    /// Distinct deadlock states.
+    pub deadlocks: u64,
+    /// A run (transition labels) to the first deadlock found.
+    pub deadlock_witness: Option<Vec<Transition>>,
+    /// Configurations cut by `max_depth`.
+    pub depth_cut: u64,
+    /// The largest number of events held in `U`.
+    pub peak_u: u64,
+    /// The deepest configuration explored.
+    pub max_configuration_size: u64,
+    /// Alternatives searched for, and found.
+    pub alternatives_searched: u64,
+    /// Alternatives found.
+    pub alternatives_found: u64,
+    /// Bytes held by the event store at the end.
+    pub store_bytes: u64,
+    /// Why the run stopped early, if it did.
+    pub stopped: Option<StopReason>,
+}
+
+impl UdporStats {
+    /// Whether every maximal configuration was explored.
+    pub fn complete(&self) -> bool {
+        self.stopped.is_none() && self.depth_cut == 0
+    }
+}
+
+/// Progress of a running exploration.
+#[derive(Clone, Copy, Debug)]
+pub struct UdporProgress {
+    /// Maximal configurations so far.
+    pub maximal_configurations: u64,
+    /// Events so far.
+    pub events: u64,
+    /// Current configuration size.
+    pub depth: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Start,
+    AfterFirst,
+    AfterSecond,
+}
+
+struct Frame {
+    /// The events still to add, from an alternative (`A`).
+    a: Vec<EventId>,
+    stage: Stage,
+    e: EventId,
+}
+
+struct Explorer<'s, S: System + ?Sized> {
+    sys: &'s S,
+    opts: UdporOptions,
+    store: EventStore,
+    /// Transitions sharing a slot with each transition (itself included).
+    dependents: Vec<Vec<Transition>>,
+    /// The configuration `C`, in the order its events were added.
+    c: Vec<EventId>,
+    in_c: Vec<bool>,
+    /// The cone of `C`: the last event on every slot.
+    top: Vec<ConeEntry>,
+    undo: Vec<(Slot, ConeEntry)>,
+    undo_marks: Vec<usize>,
+    /// `en(C')` for every prefix `C'` of `C` (index = size).
+    en: Vec<Vec<EventId>>,
+    /// `state(C')` for every prefix (flattened, `words` per level).
+    states: Vec<u64>,
+    words: usize,
+    d: Vec<EventId>,
+    in_d: Vec<bool>,
+    rng: u64,
+    deadlock_states: FxHashSet<Vec<u64>>,
+    stats: UdporStats,
+}
+
+/// Explores every maximal configuration of the unfolding of `sys`.
+pub fn explore<S: System + ?Sized>(
+    sys: &S,
+    opts: &UdporOptions,
+    limits: &Limits,
+    progress: &mut dyn FnMut(UdporProgress),
+) -> Result<UdporStats, Overflow> {
+    let mut x = Explorer::new(sys, opts.clone());
+    x.run(limits, progress)?;
+    x.stats.events = x.store.len() as u64 - 1;
+    x.stats.peak_u = x.stats.events;
+    x.stats.store_bytes = x.store.bytes();
+    Ok(x.stats)
+}
+
+impl<'s, S: System + ?Sized> Explorer<'s, S> {
+    fn new(sys: &'s S, opts: UdporOptions) -> Self {
+        let store = EventStore::new(sys);
+        let n = sys.transition_count();
+        let slots = store.slots();
+        let mut members: FxHashMap<Slot, Vec<Transition>> = FxHashMap::default();
+        for t in 0..n as Transition {
+            for &s in slots.of(t) {
+                members.entry(s).or_default().push(t);
+            }
+        }
+        let dependents = (0..n as Transition)
+            .map(|t| {
+                let mut v: Vec<Transition> = slots
+                    .of(t)
+                    .iter()
+                    .flat_map(|s| members[s].iter().copied())
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            })
+            .collect();
+        let words = sys.state_words();
+        let top = store.cone(BOTTOM).to_vec();
+        let states = store.state(BOTTOM).to_vec();
+        let rng = match opts.pick {
+            Pick::Random(seed) => seed ^ 0x9E37_79B9_7F4A_7C15,
+            _ => 0,
+        };
+        Explorer {
+            sys,
+            opts,
+            store,
+            dependents,
+            c: Vec::new(),
+            in_c: vec![false],
+            top,
+            undo: Vec::new(),
+            undo_marks: Vec::new(),
+            en: Vec::new(),
+            states,
+            words,
+            d: Vec::new(),
+            in_d: vec![false],
+            rng,
+            deadlock_states: FxHashSet::default(),
+            stats: UdporStats::default(),
+        }
+    }
+
+    fn flag(v: &mut Vec<bool>, e: EventId) -> &mut bool {
+        if v.len() <= e as usize {
+            v.resize(e as usize + 1, false);
+        }
+        &mut v[e as usize]
+    }
+
+    fn is_in(v: &[bool], e: EventId) -> bool {
+        v.get(e as usize).copied().unwrap_or(false)
+    }
+
+    /// `e ∈ en(C)` for an event whose history lies in `C`: on each of its slots, `C` ends
+    /// where `e`'s history does.
+    fn enabled_in_c(&self, e: EventId) -> bool {
+        self.store
+            .event_slots(e)
+            .iter()
+            .all(|&s| self.top[s as usize].event == self.store.parent_on(e, s))
+    }
+
+    /// `e # C` for an event of `D` or an extension of `C` (its history lies in `C`).
+    fn justified(&self, d: EventId) -> bool {
+        !self.enabled_in_c(d)
+    }
+
+    fn run(
+        &mut self,
+        limits: &Limits,
+        progress: &mut dyn FnMut(UdporProgress),
+    ) -> Result<(), Overflow> {
+        // en(∅): the events <t, {⊥}>.
+        let mut initial = Vec::new();
+        let mut scratch = vec![0u64; self.words];
+        for t in 0..self.sys.transition_count() as Transition {
+            if self.sys.is_enabled(self.store.state(BOTTOM), t) {
+                self.sys.fire(self.store.state(BOTTOM), t, &mut scratch)?;
+                let xs = vec![
+                    ConeEntry {
+                        event: BOTTOM,
+                        depth: 0
+                    };
+                    self.store.slots().of(t).len()
+                ];
+                let e = match self.store.find(t, &[BOTTOM]) {
+                    Some(e) => e,
+                    None => self.store.insert(t, &[BOTTOM], &xs, 0, &scratch),
+                };
+                initial.push(e);
+            }
+        }
+        self.en.push(initial);
+
+        let mut frames = vec![Frame {
+            a: Vec::new(),
+            stage: Stage::Start,
+            e: BOTTOM,
+        }];
+        let mut steps: u64 = 0;
+        while let Some(frame) = frames.last_mut() {
+            steps += 1;
+            if steps.is_multiple_of(1024) {
+                progress(UdporProgress {
+                    maximal_configurations: self.stats.maximal_configurations,
+                    events: self.store.len() as u64 - 1,
+                    depth: self.c.len(),
+                });
+                if let Err(r) = limits
+                    .check_time()
+                    .and_then(|_| limits.check_memory(self.store.bytes()))
+                {
+                    self.stats.stopped = Some(r);
+                    return Ok(());
+                }
+            }
+            match frame.stage {
+                Stage::Start => {
+                    let level = self.c.len();
+                    if self.en[level].is_empty() {
+                        self.record_maximal();
+                        frames.pop();
+                        continue;
+                    }
+                    if level >= self.opts.max_depth {
+                        self.stats.depth_cut += 1;
+                        frames.pop();
+                        continue;
+                    }
+                    let candidates: Vec<EventId> = if frame.a.is_empty() {
+                        self.en[level]
+                            .iter()
+                            .copied()
+                            .filter(|&e| !Self::is_in(&self.in_d, e))
+                            .collect()
+                    } else {
+                        self.en[level]
+                            .iter()
+                            .copied()
+                            .filter(|e| frame.a.contains(e))
+                            .collect()
+                    };
+                    if candidates.is_empty() {
+                        self.stats.blocked += 1;
+                        frames.pop();
+                        continue;
+                    }
+                    let e = self.pick(&candidates);
+                    let rest: Vec<EventId> = frame.a.iter().copied().filter(|&x| x != e).collect();
+                    frame.e = e;
+                    frame.stage = Stage::AfterFirst;
+                    self.push(e)?;
+                    frames.push(Frame {
+                        a: rest,
+                        stage: Stage::Start,
+                        e: BOTTOM,
+                    });
+                }
+                Stage::AfterFirst => {
+                    let e = frame.e;
+                    frame.stage = Stage::AfterSecond;
+                    self.pop();
+                    self.d.push(e);
+                    *Self::flag(&mut self.in_d, e) = true;
+                    self.stats.alternatives_searched += 1;
+                    if let Some(a) = self.alternative() {
+                        self.stats.alternatives_found += 1;
+                        frames.push(Frame {
+                            a,
+                            stage: Stage::Start,
+                            e: BOTTOM,
+                        });
+                    }
+                }
+                Stage::AfterSecond => {
+                    let e = frame.e;
+                    let popped = self.d.pop();
+                    debug_assert_eq!(popped, Some(e));
+                    *Self::flag(&mut self.in_d, e) = false;
+                    frames.pop();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn pick(&mut self, candidates: &[EventId]) -> EventId {
+        match self.opts.pick {
+            Pick::First => candidates[0],
+            Pick::Last => candidates[candidates.len() - 1],
+            Pick::Random(_) => {
+                // xorshift64*: deterministic for a seed, no dependency needed.
+                self.rng ^= self.rng >> 12;
+                self.rng ^= self.rng << 25;
+                self.rng ^= self.rng >> 27;
+                let r = self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D);
+                candidates[(r % candidates.len() as u64) as usize]
+            }
+        }
+    }
+
+    fn record_maximal(&mut self) {
+        self.stats.maximal_configurations += 1;
+        let level = self.c.len();
+        let state = &self.states[level * self.words..(level + 1) * self.words];
+        let any_enabled =
+            (0..self.sys.transition_count() as Transition).any(|t| self.sys.is_enabled(state, t));
+        if !any_enabled && self.deadlock_states.insert(state.to_vec()) {
+            self.stats.deadlocks += 1;
+            if self.stats.deadlock_witness.is_none() {
+                self.stats.deadlock_witness =
+                    Some(self.c.iter().map(|&e| self.store.label(e)).collect());
+            }
+        }
+    }
+
+    /// Adds `e ∈ en(C)` to `C` and computes `en(C ∪ {e})`.
+    fn push(&mut self, e: EventId) -> Result<(), Overflow> {
+        let level = self.c.len();
+        // state(C ∪ {e})
+        let mut next = vec![0u64; self.words];
+        self.sys.fire(
+            &self.states[level * self.words..(level + 1) * self.words],
+            self.store.label(e),
+            &mut next,
+        )?;
+        self.states.extend_from_slice(&next);
+        self.c.push(e);
+        *Self::flag(&mut self.in_c, e) = true;
+        self.undo_marks.push(self.undo.len());
+        for &s in self.store.event_slots(e) {
+            self.undo.push((s, self.top[s as usize]));
+            self.top[s as usize] = ConeEntry {
+                event: e,
+                depth: self.store.depth_on(e, s),
+            };
+        }
+        self.stats.max_configuration_size =
+            self.stats.max_configuration_size.max(self.c.len() as u64);
+        let mut en: Vec<EventId> = self.en[level]
+            .iter()
+            .copied()
+            .filter(|&x| x != e && self.enabled_in_c(x))
+            .collect();
+        let label = self.store.label(e);
+        let dependents = std::mem::take(&mut self.dependents[label as usize]);
+        let mut found = Vec::new();
+        for &t in &dependents {
+            self.extensions_through(t, e, &mut found)?;
+        }
+        self.dependents[label as usize] = dependents;
+        for x in found {
+            if self.enabled_in_c(x) && !en.contains(&x) {
+                en.push(x);
+            }
+        }
+        self.en.push(en);
+        Ok(())
+    }
+
+    /// Removes the last event of `C`.
+    fn pop(&mut self) {
+        let e = self.c.pop().expect("C is not empty");
+        self.in_c[e as usize] = false;
+        let mark = self.undo_marks.pop().expect("undo mark");
+        while self.undo.len() > mark {
+            let (s, old) = self.undo.pop().expect("undo entry");
+            self.top[s as usize] = old;
+        }
+        self.en.pop();
+        let level = self.c.len();
+        self.states.truncate((level + 1) * self.words);
+    }
+
+    /// Every event `<t, H>` with `e ∈ H ⊆ C` (where `e` is the last event added to `C`), found
+    /// in or added to the store, pushed onto `out`.
+    ///
+    /// `H` is determined by its last event `x_s` on every slot `s` of `t`: `x_s = e` on the
+    /// slots `t` shares with `e`; elsewhere `x_s` runs down the chain of `C` on `s`, not below
+    /// `[e]`'s last event there. A tuple is a history iff no `[x_i]` reaches past `x_j` on slot
+    /// `j` — inside `C` every slot is a chain, so that is a comparison of depths.
+    fn extensions_through(
+        &mut self,
+        t: Transition,
+        e: EventId,
+        out: &mut Vec<EventId>,
+    ) -> Result<(), Overflow> {
+        let slots: Vec<Slot> = self.store.slots().of(t).to_vec();
+        let e_slots = self.store.event_slots(e);
+        let e_cone = self.store.cone(e);
+        let mut xs: Vec<ConeEntry> = Vec::with_capacity(slots.len());
+        let mut free: Vec<usize> = Vec::new();
+        let mut floor: Vec<u32> = Vec::with_capacity(slots.len());
+        for (i, &s) in slots.iter().enumerate() {
+            floor.push(e_cone[s as usize].depth);
+            if e_slots.binary_search(&s).is_ok() {
+                xs.push(e_cone[s as usize]);
+            } else {
+                xs.push(self.top[s as usize]);
+                free.push(i);
+            }
+        }
+        self.enumerate(t, &slots, &free, 0, &mut xs, &floor, out)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn enumerate(
+        &mut self,
+        t: Transition,
+        slots: &[Slot],
+        free: &[usize],
+        f: usize,
+        xs: &mut Vec<ConeEntry>,
+        floor: &[u32],
+        out: &mut Vec<EventId>,
+    ) -> Result<(), Overflow> {
+        if f == free.len() {
+            // Consistency: the last event of [x_i] on slot j is at most x_j.
+            for x in xs.iter() {
+                let cone = self.store.cone(x.event);
+                for (j, &s) in slots.iter().enumerate() {
+                    if cone[s as usize].depth > xs[j].depth {
+                        return Ok(());
+                    }
+                }
+            }
+            if let Some(ev) = self.make_event(t, xs)? {
+                out.push(ev);
+            }
+            return Ok(());
+        }
+        let i = free[f];
+        let s = slots[i];
+        let mut cand = self.top[s as usize];
+        loop {
+            if cand.depth < floor[i] {
+                break;
+            }
+            xs[i] = cand;
+            self.enumerate(t, slots, free, f + 1, xs, floor, out)?;
+            if cand.depth == 0 {
+                break;
+            }
+            cand = ConeEntry {
+                event: self.store.parent_on(cand.event, s),
+                depth: cand.depth - 1,
+            };
+        }
+        Ok(())
+    }
+
+    /// The event `<t, ⋃[x_s]>` if `t` is enabled after that history (found or created).
+    fn make_event(&mut self, t: Transition, xs: &[ConeEntry]) -> Result<Option<EventId>, Overflow> {
+        let mut preds: Vec<EventId> = xs.iter().map(|x| x.event).collect();
+        preds.sort_unstable();
+        preds.dedup();
+        if preds.len() > 1 {
+            let all = preds.clone();
+            preds.retain(|&p| !all.iter().any(|&q| q != p && self.store.leq(p, q)));
+        }
+        if let Some(ev) = self.store.find(t, &preds) {
+            return Ok(Some(ev));
+        }
+        let mut h = vec![0u64; self.words];
+        let size = self.store.history_state(self.sys, &preds, &mut h)?;
+        if !self.sys.is_enabled(&h, t) {
+            return Ok(None);
+        }
+        let mut after = vec![0u64; self.words];
+        self.sys.fire(&h, t, &mut after)?;
+        Ok(Some(self.store.insert(t, &preds, xs, size, &after)))
+    }
+
+    /// An alternative `J` to `D` after `C`, as the events of `J \ C`; `None` if there is none.
+    fn alternative(&mut self) -> Option<Vec<EventId>> {
+        let mut unjustified: Vec<EventId> = self
+            .d
+            .iter()
+            .copied()
+            .filter(|&d| !self.justified(d))
+            .collect();
+        if let Some(k) = self.opts.alt_k {
+            let skip = unjustified.len().saturating_sub(k);
+            unjustified.drain(..skip);
+        }
+        let mut spikes: Vec<Vec<EventId>> = Vec::with_capacity(unjustified.len());
+        for &d in &unjustified {
+            let mut spike = Vec::new();
+            for &s in self.store.event_slots(d) {
+                let parent = self.store.parent_on(d, s);
+                for &c in self.store.children_on(parent, s) {
+                    if c != d
+                        && !Self::is_in(&self.in_d, c)
+                        && !spike.contains(&c)
+                        && self.store.immediate_conflict(d, c)
+                        && !self.store.conflicts_with_cone(c, &self.top)
+                    {
+                        spike.push(c);
+                    }
+                }
+            }
+            if spike.is_empty() {
+                return None;
+            }
+            spikes.push(spike);
+        }
+        // Fewest choices first: failures show up early.
+        spikes.sort_by_key(|s| s.len());
+        let mut picks = Vec::with_capacity(spikes.len());
+        if !self.comb(&spikes, &mut picks) {
+            return None;
+        }
+        // J \ C: the local configurations of the picks, outside C.
+        let mut seen = FxHashSet::default();
+        let mut stack = picks;
+        let mut a = Vec::new();
+        while let Some(x) = stack.pop() {
+            if x == BOTTOM || Self::is_in(&self.in_c, x) || !seen.insert(x) {
+                continue;
+            }
+            a.push(x);
+            stack.extend_from_slice(self.store.preds(x));
+        }
+        Some(a)
+    }
+
+    /// Depth-first search for one pick per spike, pairwise conflict-free.
+    fn comb(&self, spikes: &[Vec<EventId>], picks: &mut Vec<EventId>) -> bool {
+        let i = picks.len();
+        if i == spikes.len() {
+            return true;
+        }
+        for &c in &spikes[i] {
+            if picks.iter().all(|&p| p == c || !self.store.conflict(p, c)) {
+                picks.push(c);
+                if self.comb(spikes, picks) {
+                    return true;
+                }
+                picks.pop();
+            }
+        }
+        false
+    }
+}

@@ -1,0 +1,146 @@
+//! Slots: an edge clique cover of the dependence relation, built from footprints.
+//!
+//! The causality and conflict indexes need, for every resource, the events touching it to be
+//! totally ordered inside a configuration. That holds when every access is exclusive, but reads
+//! commute with reads and additions with additions (DESIGN §1), so a resource is split into
+//! *slots*: sets of transitions that are pairwise dependent (cliques of the dependence graph),
+//! chosen so that two transitions are dependent iff they share a slot. Then, inside any
+//! configuration, the events on one slot form a chain, and across the unfolding they form a
+//! tree (each event's parent on a slot is the previous event on it in its history).
+//!
+//! For a resource with pure readers `R`, pure adders `A` and the others `S` (every access with
+//! `W`, and read-and-add), the pairs that conflict are `R×A`, everything with `S`, and never
+//! `R×R` or `A×A`. The cliques `{r, a} ∪ S` for `r ∈ R`, `a ∈ A` cover exactly those pairs (with
+//! `R` or `A` empty, `{r} ∪ S` or `{a} ∪ S`; with both empty, `S`). A transition with an empty
+//! footprint gets a private slot, so that it is still dependent with itself.
+
+use rustc_hash::FxHashMap;
+
+use crate::system::{Access, System, Transition};
+
+/// Index of a slot.
+pub type Slot = u32;
+
+/// The accessors of one resource: pure readers, pure adders, and the others.
+type Accessors = (Vec<Transition>, Vec<Transition>, Vec<Transition>);
+
+/// The slots of a system: for every transition the sorted list of slots it is on.
+#[derive(Clone, Debug)]
+pub struct SlotMap {
+    count: usize,
+    offsets: Vec<u32>,
+    slots: Vec<Slot>,
+}
+
+impl SlotMap {
+    /// Builds the slots of `sys` from its footprints.
+    pub fn new<S: System + ?Sized>(sys: &S) -> Self {
+        let n = sys.transition_count();
+        let mut members: Vec<Vec<Transition>> = Vec::new();
+        let mut by_resource: FxHashMap<u32, Accessors> = FxHashMap::default();
+        for t in 0..n as Transition {
+            for touch in sys.footprint(t) {
+                let (r, a, s) = by_resource.entry(touch.resource).or_default();
+                let acc = touch.access;
+                if acc == Access::READ {
+                    r.push(t);
+                } else if acc == Access::ADD {
+                    a.push(t);
+                } else if !acc.is_empty() {
+                    s.push(t);
+                }
+            }
+        }
+        let mut resources: Vec<_> = by_resource.into_iter().collect();
+        resources.sort_unstable_by_key(|(r, _)| *r);
+        for (_, (readers, adders, strong)) in resources {
+            let clique = |extra: &[Transition]| {
+                let mut c: Vec<Transition> = extra.iter().chain(&strong).copied().collect();
+                c.sort_unstable();
+                c.dedup();
+                c
+            };
+            match (readers.is_empty(), adders.is_empty()) {
+                (true, true) => members.push(clique(&[])),
+                (false, true) => members.extend(readers.iter().map(|&r| clique(&[r]))),
+                (true, false) => members.extend(adders.iter().map(|&a| clique(&[a]))),
+                (false, false) => {
+                    for &r in &readers {
+                        for &a in &adders {
+                            members.push(clique(&[r, a]));
+                        }
+                    }
+                }
+            }
+        }
+        // A slot whose members all lie in another slot adds no pair: drop it. Sorting by size,
+        // largest first, lets each slot be checked against the ones kept so far.
+        members.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        members.dedup();
+        let mut kept: Vec<Vec<Transition>> = Vec::new();
+        let mut slots_of: Vec<Vec<Slot>> = vec![Vec::new(); n];
+        for m in members {
+            if m.is_empty() {
+                continue;
+            }
+            // Candidates: the slots of the first member that are large enough.
+            let first = m[0] as usize;
+            let covered = slots_of[first].iter().any(|&s| {
+                let k = &kept[s as usize];
+                m.iter().all(|t| k.binary_search(t).is_ok())
+            });
+            if covered {
+                continue;
+            }
+            let id = kept.len() as Slot;
+            for &t in &m {
+                slots_of[t as usize].push(id);
+            }
+            kept.push(m);
+        }
+        for (t, list) in slots_of.iter_mut().enumerate() {
+            if list.is_empty() {
+                list.push(kept.len() as Slot);
+                kept.push(vec![t as Transition]);
+            }
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut slots = Vec::new();
+        offsets.push(0);
+        for list in &mut slots_of {
+            list.sort_unstable();
+            slots.extend_from_slice(list);
+            offsets.push(slots.len() as u32);
+        }
+        SlotMap {
+            count: kept.len(),
+            offsets,
+            slots,
+        }
+    }
+
+    /// Number of slots.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The slots of transition `t`, sorted.
+    #[inline]
+    pub fn of(&self, t: Transition) -> &[Slot] {
+        &self.slots[self.offsets[t as usize] as usize..self.offsets[t as usize + 1] as usize]
+    }
+
+    /// Whether two transitions share a slot (are dependent).
+    pub fn share(&self, a: Transition, b: Transition) -> bool {
+        let (x, y) = (self.of(a), self.of(b));
+        let (mut i, mut j) = (0, 0);
+        while i < x.len() && j < y.len() {
+            match x[i].cmp(&y[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => return true,
+            }
+        }
+        false
+    }
+}

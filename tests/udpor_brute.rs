@@ -1,0 +1,194 @@
+//! The unfolding DPOR against the brute-force oracle (DESIGN §6.1) and explicit reachability,
+//! on random small acyclic nets and on families with analytic counts.
+
+use proptest::prelude::*;
+use unfold::explore::brute;
+use unfold::explore::limits::Limits;
+use unfold::explore::reach::reach_net;
+use unfold::explore::udpor::{self, Pick, UdporOptions, UdporStats};
+use unfold::model::net::{ArcKind, Net, NetBuilder};
+use unfold::model::net_system::NetSystem;
+
+/// A random acyclic net: every transition consumes from at least one place and produces only
+/// on places after all it consumes from, so every run is finite.
+fn arb_acyclic_net(max_weight: u32, max_tokens: u32, reads: bool) -> impl Strategy<Value = Net> {
+    (2usize..=7, 1usize..=7).prop_flat_map(move |(np, nt)| {
+        let transition = (
+            prop::collection::vec((0..np, 1..=max_weight), 1..=2),
+            prop::collection::vec((0..np, 1..=max_weight), 0..=2),
+            prop::collection::vec(0..np, 0..=if reads { 1 } else { 0 }),
+        );
+        (
+            prop::collection::vec(0..=max_tokens, np),
+            prop::collection::vec(transition, nt),
+        )
+            .prop_map(move |(marking, transitions)| {
+                let mut b = NetBuilder::new("random");
+                for (p, &m) in marking.iter().enumerate() {
+                    b.add_place(format!("p{p}"), None, m).unwrap();
+                }
+                for (i, (pre, post, rd)) in transitions.into_iter().enumerate() {
+                    let t = b.add_transition(format!("t{i}"), None).unwrap();
+                    let top = pre.iter().map(|&(p, _)| p).max().unwrap();
+                    for (p, w) in pre {
+                        let _ = b.add_arc(p as u32, t, ArcKind::Input, w);
+                    }
+                    for (p, w) in post {
+                        // Shift outputs past every input place: no cycles.
+                        let p = top + 1 + p;
+                        if p < marking.len() {
+                            let _ = b.add_arc(p as u32, t, ArcKind::Output, w);
+                        }
+                    }
+                    for p in rd {
+                        let _ = b.add_arc(p as u32, t, ArcKind::Read, 1);
+                    }
+                }
+                b.finish()
+            })
+    })
+}
+
+fn udpor_run(net: &Net, pick: Pick) -> UdporStats {
+    let sys = NetSystem::with_bits(net, 8);
+    let opts = UdporOptions {
+        pick,
+        ..UdporOptions::default()
+    };
+    udpor::explore(&sys, &opts, &Limits::default(), &mut |_| {}).unwrap()
+}
+
+fn check_against_oracles(net: &Net) -> Result<(), TestCaseError> {
+    let sys = NetSystem::with_bits(net, 8);
+    let b = brute::enumerate(&sys, 64, &Limits::default()).unwrap();
+    prop_assert!(b.stopped.is_none());
+    let reach = reach_net(net, &Limits::default(), &mut |_| {}).unwrap();
+    for pick in [Pick::First, Pick::Last, Pick::Random(7)] {
+        let u = udpor_run(net, pick);
+        prop_assert_eq!(
+            u.maximal_configurations,
+            b.traces,
+            "maximal configurations, {:?}",
+            pick
+        );
+        prop_assert_eq!(u.events, b.events, "events, {:?}", pick);
+        prop_assert_eq!(u.blocked, 0, "blocked, {:?}", pick);
+        prop_assert_eq!(u.deadlocks, b.deadlocks, "deadlocks vs brute, {:?}", pick);
+        prop_assert_eq!(
+            u.deadlocks,
+            reach.deadlocks,
+            "deadlocks vs reach, {:?}",
+            pick
+        );
+        prop_assert!(u.complete());
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(250))]
+
+    #[test]
+    fn safe_like_nets(net in arb_acyclic_net(1, 1, false)) {
+        check_against_oracles(&net)?;
+    }
+
+    #[test]
+    fn weighted_nets_with_read_arcs(net in arb_acyclic_net(2, 2, true)) {
+        check_against_oracles(&net)?;
+    }
+}
+
+/// `n` independent places, each with two racing consumers: 2^n maximal configurations and
+/// 2n events.
+fn racing_pairs(n: usize) -> Net {
+    let mut b = NetBuilder::new("pairs");
+    for i in 0..n {
+        let p = b.add_place(format!("p{i}"), None, 1).unwrap();
+        for side in ["a", "b"] {
+            let q = b.add_place(format!("{side}{i}_done"), None, 0).unwrap();
+            let t = b.add_transition(format!("{side}{i}"), None).unwrap();
+            b.add_arc(p, t, ArcKind::Input, 1).unwrap();
+            b.add_arc(q, t, ArcKind::Output, 1).unwrap();
+        }
+    }
+    b.finish()
+}
+
+/// A chain of `n` transitions moving one token: one configuration, n events.
+fn chain(n: usize) -> Net {
+    let mut b = NetBuilder::new("chain");
+    let mut prev = b.add_place("s0", None, 1).unwrap();
+    for i in 0..n {
+        let next = b.add_place(format!("s{}", i + 1), None, 0).unwrap();
+        let t = b.add_transition(format!("t{i}"), None).unwrap();
+        b.add_arc(prev, t, ArcKind::Input, 1).unwrap();
+        b.add_arc(next, t, ArcKind::Output, 1).unwrap();
+        prev = next;
+    }
+    b.finish()
+}
+
+/// `n` transitions competing for one token: n configurations, n events.
+fn conflict(n: usize) -> Net {
+    let mut b = NetBuilder::new("conflict");
+    let p = b.add_place("token", None, 1).unwrap();
+    for i in 0..n {
+        let t = b.add_transition(format!("t{i}"), None).unwrap();
+        b.add_arc(p, t, ArcKind::Input, 1).unwrap();
+    }
+    b.finish()
+}
+
+/// `n` threads each taking and releasing one lock once: n! lock orders, all distinct traces.
+fn lock_users(n: usize) -> Net {
+    let mut b = NetBuilder::new("lock");
+    let lock = b.add_place("lock", None, 1).unwrap();
+    for i in 0..n {
+        let ready = b.add_place(format!("ready{i}"), None, 1).unwrap();
+        let held = b.add_place(format!("held{i}"), None, 0).unwrap();
+        let done = b.add_place(format!("done{i}"), None, 0).unwrap();
+        let acquire = b.add_transition(format!("acquire{i}"), None).unwrap();
+        let release = b.add_transition(format!("release{i}"), None).unwrap();
+        b.add_arc(ready, acquire, ArcKind::Input, 1).unwrap();
+        b.add_arc(lock, acquire, ArcKind::Input, 1).unwrap();
+        b.add_arc(held, acquire, ArcKind::Output, 1).unwrap();
+        b.add_arc(held, release, ArcKind::Input, 1).unwrap();
+        b.add_arc(lock, release, ArcKind::Output, 1).unwrap();
+        b.add_arc(done, release, ArcKind::Output, 1).unwrap();
+    }
+    b.finish()
+}
+
+#[test]
+fn families_with_analytic_counts() {
+    for n in 1..=10 {
+        let u = udpor_run(&racing_pairs(n), Pick::First);
+        assert_eq!(u.maximal_configurations, 1 << n, "pairs {n}");
+        assert_eq!(u.events, 2 * n as u64, "pairs {n}");
+        assert_eq!(u.blocked, 0);
+        let u = udpor_run(&chain(n), Pick::First);
+        assert_eq!(
+            (u.maximal_configurations, u.events),
+            (1, n as u64),
+            "chain {n}"
+        );
+        let u = udpor_run(&conflict(n), Pick::Last);
+        assert_eq!(
+            (u.maximal_configurations, u.events),
+            (n as u64, n as u64),
+            "conflict {n}"
+        );
+    }
+    // Lock users: every lock order is a distinct trace (n!); the event count is checked
+    // against the brute force.
+    for n in 1..=5 {
+        let net = lock_users(n);
+        let u = udpor_run(&net, Pick::First);
+        let factorial: u64 = (1..=n as u64).product();
+        assert_eq!(u.maximal_configurations, factorial, "lock users {n}");
+        let b = brute::enumerate(&NetSystem::with_bits(&net, 8), 64, &Limits::default()).unwrap();
+        assert_eq!(u.events, b.events, "lock users {n}");
+        assert_eq!(u.blocked, 0);
+    }
+}
