@@ -21,22 +21,38 @@ use unfold::report::stats::{Stats, human_bytes};
 
 /// Partial-order verification of concurrent systems: Petri nets (PNML, PEP) and programs.
 #[derive(Parser, Debug)]
-#[command(name = "unfold", version, about, arg_required_else_help = true)]
+#[command(
+    name = "unfold",
+    version,
+    about,
+    arg_required_else_help = true,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub struct Cli {
-    /// What to do.
+    /// What to do (without a subcommand: `run`, the unfolding DPOR, on FILE).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    /// The default job: `unfold FILE [OPTIONS]` is `unfold run FILE [OPTIONS]`.
+    #[command(flatten)]
+    pub run: crate::cli_run::RunArgs,
 }
 
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// The stateless unfolding-based DPOR: explore every maximal configuration once.
+    Run(crate::cli_run::RunArgs),
+    /// Brute-force oracle: enumerate every maximal run, count traces and events.
+    Check(crate::cli_run::CheckArgs),
     /// Describe a net: sizes, arcs, weights, structural class.
     Info(InfoArgs),
     /// Explicit-state reachability: states, edges, deadlocks, token bounds, 1-safety.
     Reach(ReachArgs),
     /// Convert a net between PNML and PEP (`.ll_net`).
     Convert(ConvertArgs),
+    /// Complete finite prefix of a safe net's unfolding (Esparza–Römer–Vogler).
+    Prefix(PrefixArgs),
 }
 
 /// Options shared by the commands that print statistics.
@@ -182,7 +198,7 @@ fn default_mem_limit() -> Option<u64> {
 }
 
 impl LimitArgs {
-    fn limits(&self, interrupt: Arc<AtomicBool>) -> Limits {
+    pub(crate) fn limits(&self, interrupt: Arc<AtomicBool>) -> Limits {
         Limits::new(self.timeout, self.mem_limit.or_else(default_mem_limit))
             .with_interrupt_flag(interrupt)
     }
@@ -190,19 +206,25 @@ impl LimitArgs {
 
 /// Runs the parsed command.
 pub fn run(cli: Cli, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return crate::cli_run::run(&cli.run, interrupt);
+    };
+    match command {
+        Command::Run(args) => crate::cli_run::run(&args, interrupt),
+        Command::Check(args) => crate::cli_run::check(&args, interrupt),
         Command::Info(args) => info(&args),
         Command::Reach(args) => reach(&args, interrupt),
         Command::Convert(args) => convert(&args),
+        Command::Prefix(args) => prefix(&args, interrupt),
     }
 }
 
-fn read_net(path: &Path) -> Result<(Net, Format)> {
+pub(crate) fn read_net(path: &Path) -> Result<(Net, Format)> {
     Ok(formats::read_net(path)?)
 }
 
 /// Prints `stats` as asked: the human block on standard output unless the JSON goes there.
-fn emit(stats: &Stats, output: &OutputArgs, extra_human: &[String]) -> Result<()> {
+pub(crate) fn emit(stats: &Stats, output: &OutputArgs, extra_human: &[String]) -> Result<()> {
     let stdout = io::stdout();
     let json_to_stdout = output.json.as_deref() == Some(Path::new("-"));
     if !json_to_stdout {
@@ -227,13 +249,13 @@ fn emit(stats: &Stats, output: &OutputArgs, extra_human: &[String]) -> Result<()
     Ok(())
 }
 
-fn common_head(stats: &mut Stats, file: &Path, mode: &str, complete: bool) {
+pub(crate) fn common_head(stats: &mut Stats, file: &Path, mode: &str, complete: bool) {
     stats.add("input", "input", file.display().to_string());
     stats.add("mode", "mode", mode);
     stats.add("complete", "complete", complete);
 }
 
-fn common_tail(stats: &mut Stats, seconds: f64) {
+pub(crate) fn common_tail(stats: &mut Stats, seconds: f64) {
     stats.add("time_s", "time (s)", seconds);
     let peak = peak_rss_bytes();
     stats.add_json("peak_bytes", peak);
@@ -272,7 +294,7 @@ fn info(args: &InfoArgs) -> Result<Outcome> {
     Ok(Outcome::Clean)
 }
 
-fn witness_line(title: &str, w: &Witness) -> String {
+pub(crate) fn witness_line(title: &str, w: &Witness) -> String {
     let run = if w.run.is_empty() {
         "(the initial state)".to_string()
     } else {
@@ -387,6 +409,164 @@ fn convert(args: &ConvertArgs) -> Result<Outcome> {
         out.flush()?;
     }
     Ok(Outcome::Clean)
+}
+
+/// Adequate orders of `prefix`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PrefixOrder {
+    /// Mole's variant of Esparza–Römer–Vogler (Foata levels by size, then Parikh vector).
+    Mole,
+    /// Textbook Esparza–Römer–Vogler (Foata levels by Parikh vector).
+    Erv,
+    /// McMillan: size of the local configuration.
+    Size,
+}
+
+/// `unfold prefix`.
+#[derive(Args, Debug)]
+pub struct PrefixArgs {
+    /// The net (PNML or PEP; must be 1-safe).
+    pub file: PathBuf,
+    /// Adequate order (mole reproduces the prefix sizes of Mole and Cunf).
+    #[arg(long, value_enum, default_value = "mole")]
+    pub order: PrefixOrder,
+    /// Decide deadlock freedom from the prefix (exit 1 and a witness when a deadlock exists).
+    #[arg(long)]
+    pub deadlock: bool,
+    /// Write the occurrence net as DOT to OUT (`-` for standard output).
+    #[arg(long, value_name = "OUT")]
+    pub dot: Option<PathBuf>,
+    /// Refuse DOT renderings with more nodes than this.
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    pub dot_limit: usize,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
+    use unfold::explore::prefix::{DeadlockAnswer, Order, PrefixOptions, unfold_prefix};
+    let limits = args.limits.limits(interrupt);
+    let (net, _) = read_net(&args.file)?;
+    let order = match args.order {
+        PrefixOrder::Mole => Order::Mole,
+        PrefixOrder::Erv => Order::Erv,
+        PrefixOrder::Size => Order::Size,
+    };
+    let options = PrefixOptions {
+        order,
+        deadlock: args.deadlock,
+    };
+    let progress = Progress::spinner(args.output.quiet);
+    let r = unfold_prefix(&net, options, &limits, &mut |p| {
+        progress.set_message(|| {
+            format!(
+                "{} events, {} conditions, {} queued, {}",
+                p.events,
+                p.conditions,
+                p.queue,
+                human_bytes(p.bytes)
+            )
+        })
+    })
+    .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    progress.finish();
+    let complete = r.complete();
+    let events = r.prefix.events.len();
+    let cutoffs = r.prefix.cutoffs();
+    let mut stats = Stats::new();
+    common_head(&mut stats, &args.file, "prefix", complete);
+    stats.add_json(
+        "stopped",
+        r.stopped.map_or(Value::Null, |s| {
+            serde_json::to_value(s).unwrap_or(Value::Null)
+        }),
+    );
+    stats.add("order", "order", order.to_string());
+    stats.add("conditions", "conditions", r.prefix.conditions.len());
+    stats.add("events", "events", events);
+    stats.add("cutoffs", "cutoffs", cutoffs);
+    stats.add("noncutoff_events", "non-cutoff events", events - cutoffs);
+    stats.add(
+        "read_arcs_as_loops",
+        "read arcs as self-loops",
+        r.read_arcs_as_loops,
+    );
+    let mut extra = Vec::new();
+    let mut found = false;
+    if let Some(answer) = &r.deadlock {
+        let value = match answer {
+            DeadlockAnswer::Free => Value::Bool(false),
+            DeadlockAnswer::Found(_) => Value::Bool(true),
+            DeadlockAnswer::Unknown(_) => Value::Null,
+        };
+        stats.add("deadlock", "deadlock", value);
+        if let DeadlockAnswer::Found(config) = answer {
+            found = true;
+            let run: Vec<String> = config
+                .iter()
+                .map(|&e| {
+                    net.transitions[r.prefix.events[e as usize].transition as usize]
+                        .label
+                        .clone()
+                })
+                .collect();
+            let marking: Vec<String> = r
+                .prefix
+                .marking(config)
+                .iter()
+                .map(|&p| net.places[p as usize].label.clone())
+                .collect();
+            let w = Witness {
+                run,
+                state: format!("{{{}}}", marking.join(", ")),
+            };
+            stats.add_json(
+                "deadlock_witness",
+                serde_json::json!({ "run": w.run, "state": w.state }),
+            );
+            extra.push(witness_line("deadlock witness", &w));
+        }
+        if let DeadlockAnswer::Unknown(reason) = answer {
+            extra.push(format!("deadlock search stopped: {reason}"));
+        }
+    }
+    stats.add("prefix_bytes", "prefix data", human_bytes(r.bytes));
+    common_tail(&mut stats, limits.elapsed().as_secs_f64());
+    if r.read_arcs_as_loops > 0 {
+        extra.push(format!(
+            "note: {} read arcs were unfolded as self-loops (consume and produce the place)",
+            r.read_arcs_as_loops
+        ));
+    }
+    if let Some(reason) = r.stopped {
+        extra.push(describe_stop(reason));
+    }
+    let stopped_deadlock = matches!(r.deadlock, Some(DeadlockAnswer::Unknown(_)));
+    if let Some(path) = &args.dot {
+        let mut buf = Vec::new();
+        unfold::report::occurrence_dot::write_occurrence_net(
+            &net,
+            &r.prefix,
+            args.dot_limit,
+            &mut buf,
+        )?;
+        if path == Path::new("-") {
+            io::stdout().lock().write_all(&buf)?;
+        } else {
+            std::fs::write(path, &buf)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    emit(&stats, &args.output, &extra)?;
+    Ok(if found && !args.limits.no_fail {
+        Outcome::Found
+    } else if !complete || stopped_deadlock {
+        Outcome::Stopped
+    } else {
+        Outcome::Clean
+    })
 }
 
 /// The line printed under the statistics of a run a limit stopped.

@@ -3,5 +3,6 @@
 
 pub mod brute;
 pub mod limits;
+pub mod prefix;
 pub mod reach;
 pub mod udpor;

@@ -4,10 +4,12 @@
 //! its own (the MCC StateSpace, ReachabilityDeadlock and OneSafe examinations).
 //!
 //! States live in one flat arena of words in discovery order, which is also the BFS queue; a
-//! hash table of `u32` indices into the arena finds duplicates, and a parent link per state
-//! gives shortest witness runs.
-
-use hashbrown::HashTable;
+//! parent link per state gives shortest witness runs. Duplicates are found with an
+//! open-addressing hash table (linear probing) of our own: for narrow states (up to
+//! [`INLINE_WORDS`] words) a slot holds the state itself next to its id, so a lookup costs one
+//! cache miss; wider states are compared in the arena behind a 32-bit fingerprint. The
+//! successors of a state are all computed first and their slots prefetched before any is
+//! looked up, so that the cache misses of one expansion overlap.
 
 use super::limits::{Limits, StopReason};
 use crate::model::net::{Net, PlaceIdx};
@@ -24,41 +26,72 @@ struct Parent {
     transition: Transition,
 }
 
+/// States of at most this many words are stored inline in the hash table.
+const INLINE_WORDS: usize = 3;
+
+/// Smallest table (slots).
+const MIN_SLOTS: usize = 16;
+
 /// The set of reached states with their BFS tree.
 pub struct StateSpace {
     words: usize,
     arena: Vec<u64>,
     parents: Vec<Parent>,
-    /// Entries are `(hash fingerprint << 32) | id`: rehashing on growth and most mismatches
-    /// are decided without touching the arena (a cache miss per probe otherwise).
-    table: HashTable<u64>,
-}
-
-/// The hash of an entry, rebuilt from its 32-bit fingerprint.
-#[inline]
-fn entry_hash(entry: u64) -> u64 {
-    let f = entry >> 32;
-    f | (f << 32)
+    /// Whether slots hold the states themselves.
+    inline: bool,
+    /// Words per slot: `words + 1` inline, else 1. The last word of a slot is its meta word,
+    /// `(fingerprint << 32) | (id + 1)`, 0 when the slot is empty.
+    slot_words: usize,
+    /// `slots × slot_words` words; `slots` is a power of two.
+    table: Vec<u64>,
+    /// `64 − log2(slots)`: the slot of hash `h` is `h >> shift`.
+    shift: u32,
 }
 
 #[inline]
 fn hash_words(words: &[u64]) -> u64 {
-    // A multiply-xorshift mix per word: fast, and good enough for hashbrown's top-7-bit tags.
+    // A multiply-xorshift mix per word; the top bits (the slot) and the low 32 bits (the
+    // fingerprint) are both well mixed by the final multiply and shift.
     let mut h: u64 = 0x9E37_79B9_7F4A_7C15 ^ words.len() as u64;
     for &w in words {
         h = (h ^ w).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         h ^= h >> 31;
     }
-    h.wrapping_mul(0x94D0_49BB_1331_11EB) ^ (h >> 29)
+    h = h.wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^ (h >> 29)
+}
+
+/// Whether two states are equal (a word loop: states are short, a `memcmp` call costs more).
+#[inline(always)]
+fn same(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// Hints the processor to load the cache line at `p` (a no-op elsewhere than x86-64).
+#[inline(always)]
+fn prefetch(p: *const u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 impl StateSpace {
     fn new(words: usize) -> Self {
+        let inline = words <= INLINE_WORDS;
+        let slot_words = if inline { words + 1 } else { 1 };
         StateSpace {
             words,
             arena: Vec::new(),
             parents: Vec::new(),
-            table: HashTable::new(),
+            inline,
+            slot_words,
+            table: vec![0; MIN_SLOTS * slot_words],
+            shift: 64 - MIN_SLOTS.trailing_zeros(),
         }
     }
 
@@ -78,11 +111,20 @@ impl StateSpace {
         &self.arena[i..i + self.words]
     }
 
+    fn slots(&self) -> usize {
+        self.table.len() / self.slot_words
+    }
+
+    /// Whether inserting one more state makes the table grow (load factor above 3/4).
+    fn table_full(&self) -> bool {
+        (self.len() + 1) * 4 > self.slots() * 3
+    }
+
     /// Bytes held by the data structures (capacity, not length: what is really allocated).
     pub fn bytes(&self) -> u64 {
         (self.arena.capacity() * 8
             + self.parents.capacity() * std::mem::size_of::<Parent>()
-            + self.table.capacity() * (std::mem::size_of::<u64>() + 1)) as u64
+            + self.table.capacity() * 8) as u64
     }
 
     /// Bytes the next growth of the containers would add on top of [`bytes`](Self::bytes), as a
@@ -95,30 +137,108 @@ impl StateSpace {
         if self.parents.len() == self.parents.capacity() {
             extra += self.parents.capacity().max(64) * std::mem::size_of::<Parent>() * 2;
         }
-        if self.table.len() == self.table.capacity() {
-            extra += self.table.capacity().max(64) * (std::mem::size_of::<u64>() + 1) * 2;
+        if self.table_full() {
+            // The old table is freed before the new one (twice as large) is allocated.
+            extra += self.table.len() * 8;
         }
         extra as u64
     }
 
-    /// Inserts `state` unless present; returns its id and whether it is new.
-    fn insert(&mut self, state: &[u64], parent: Parent) -> (StateId, bool) {
-        let fingerprint = hash_words(state) >> 32;
-        let hash = fingerprint | (fingerprint << 32);
-        let (arena, words) = (&self.arena, self.words);
-        let found = self.table.find(hash, |&entry| {
-            let id = (entry & 0xFFFF_FFFF) as usize;
-            entry >> 32 == fingerprint && &arena[id * words..(id + 1) * words] == state
-        });
-        if let Some(&entry) = found {
-            return ((entry & 0xFFFF_FFFF) as StateId, false);
+    /// Word index of the slot of hash `h`.
+    #[inline]
+    fn home(&self, h: u64) -> usize {
+        (h >> self.shift) as usize * self.slot_words
+    }
+
+    /// Prefetches the home slot of hash `h`.
+    #[inline]
+    fn prefetch_slot(&self, h: u64) {
+        prefetch(self.table[self.home(h)..].as_ptr());
+    }
+
+    /// Looks `state` (of hash `h`) up: `Ok(id)` when present, else `Err(word index of the
+    /// empty slot where it belongs)`.
+    #[inline]
+    fn find(&self, state: &[u64], h: u64) -> Result<StateId, usize> {
+        let fingerprint = h << 32;
+        let (sw, words) = (self.slot_words, self.words);
+        let end = self.table.len();
+        let mut i = self.home(h);
+        loop {
+            let meta = self.table[i + sw - 1];
+            if meta == 0 {
+                return Err(i);
+            }
+            if meta & 0xFFFF_FFFF_0000_0000 == fingerprint {
+                let id = (meta as u32).wrapping_sub(1);
+                let same = if self.inline {
+                    same(&self.table[i..i + words], state)
+                } else {
+                    let a = id as usize * words;
+                    same(&self.arena[a..a + words], state)
+                };
+                if same {
+                    return Ok(id);
+                }
+            }
+            i += sw;
+            if i == end {
+                i = 0;
+            }
         }
+    }
+
+    /// Writes the entry of state `id` (hash `h`) into the empty slot at word index `i`.
+    #[inline]
+    fn put(&mut self, i: usize, state: &[u64], h: u64, id: StateId) {
+        let sw = self.slot_words;
+        if self.inline {
+            self.table[i..i + self.words].copy_from_slice(state);
+        }
+        self.table[i + sw - 1] = (h << 32) | (id as u64 + 1);
+    }
+
+    /// Doubles the table: frees it and re-inserts every state from the arena, in id order.
+    fn grow(&mut self) {
+        let slots = self.slots() * 2;
+        self.table = Vec::new();
+        self.table = vec![0; slots * self.slot_words];
+        self.shift = 64 - slots.trailing_zeros();
+        let (words, sw) = (self.words, self.slot_words);
+        for id in 0..self.len() {
+            let a = id * words;
+            let h = hash_words(&self.arena[a..a + words]);
+            let Err(i) = self.find(&self.arena[a..a + words], h) else {
+                unreachable!("states are distinct")
+            };
+            if self.inline {
+                self.table[i..i + words].copy_from_slice(&self.arena[a..a + words]);
+            }
+            self.table[i + sw - 1] = (h << 32) | (id as u64 + 1);
+        }
+    }
+
+    /// Inserts `state` (of hash `h`) unless present; returns its id and whether it is new.
+    fn insert_hashed(&mut self, state: &[u64], h: u64, parent: Parent) -> (StateId, bool) {
+        let i = match self.find(state, h) {
+            Ok(id) => return (id, false),
+            Err(i) => i,
+        };
         let id = self.parents.len() as StateId;
-        self.table
-            .insert_unique(hash, (fingerprint << 32) | id as u64, |&e| entry_hash(e));
+        let full = self.table_full();
         self.arena.extend_from_slice(state);
         self.parents.push(parent);
+        if full {
+            self.grow(); // re-inserts the new state too
+        } else {
+            self.put(i, state, h, id);
+        }
         (id, true)
+    }
+
+    /// Inserts `state` unless present; returns its id and whether it is new.
+    fn insert(&mut self, state: &[u64], parent: Parent) -> (StateId, bool) {
+        self.insert_hashed(state, hash_words(state), parent)
     }
 
     /// The firing sequence of the BFS tree from the initial state to `id` (a shortest run).
@@ -176,7 +296,6 @@ pub fn explore<S: System>(
     let words = sys.state_words();
     let mut space = StateSpace::new(words);
     let mut current = vec![0u64; words];
-    let mut next = vec![0u64; words];
     sys.initial_state(&mut current);
     let root = Parent {
         state: 0,
@@ -190,7 +309,10 @@ pub fn explore<S: System>(
     let mut first_deadlock = None;
     let mut stopped = None;
     let mut expanded: u64 = 0;
-    let transitions = sys.transition_count() as Transition;
+    // The successors of the state being expanded: transitions, states, hashes.
+    let mut enabled: Vec<Transition> = Vec::new();
+    let mut succ: Vec<u64> = Vec::new();
+    let mut hashes: Vec<u64> = Vec::new();
 
     while (expanded as usize) < space.len() {
         if expanded.is_multiple_of(CHECK_EVERY) {
@@ -206,14 +328,35 @@ pub fn explore<S: System>(
         }
         let id = expanded as StateId;
         current.copy_from_slice(space.state(id));
-        let mut any = false;
-        for t in 0..transitions {
-            if !sys.is_enabled(&current, t) {
+        enabled.clear();
+        sys.enabled(&current, &mut enabled);
+        if enabled.is_empty() {
+            deadlocks += 1;
+            first_deadlock.get_or_insert(id);
+            expanded += 1;
+            continue;
+        }
+        outcome_edges += enabled.len() as u64;
+        // Fire everything first and prefetch the slots, then look the successors up in order.
+        succ.resize(enabled.len() * words, 0);
+        hashes.clear();
+        for (k, &t) in enabled.iter().enumerate() {
+            let next = &mut succ[k * words..(k + 1) * words];
+            sys.fire(&current, t, next)?;
+            // A firing that leaves the state unchanged leads back to `id`: no lookup.
+            let h = if same(next, &current) {
+                0
+            } else {
+                hash_words(next)
+            };
+            space.prefetch_slot(h);
+            hashes.push(h);
+        }
+        for (k, &t) in enabled.iter().enumerate() {
+            let next = &succ[k * words..(k + 1) * words];
+            if same(next, &current) {
                 continue;
             }
-            any = true;
-            outcome_edges += 1;
-            sys.fire(&current, t, &mut next)?;
             // Check the budget before any container may grow past it.
             if limits
                 .check_memory(space.bytes() + space.growth_bytes())
@@ -226,23 +369,20 @@ pub fn explore<S: System>(
                 stopped = Some(StopReason::MemoryLimit);
                 break;
             }
-            let (sid, new) = space.insert(
-                &next,
+            let (sid, new) = space.insert_hashed(
+                next,
+                hashes[k],
                 Parent {
                     state: id,
                     transition: t,
                 },
             );
             if new {
-                on_new_state(sid, &next);
+                on_new_state(sid, next);
             }
         }
         if stopped.is_some() {
             break;
-        }
-        if !any {
-            deadlocks += 1;
-            first_deadlock.get_or_insert(id);
         }
         expanded += 1;
     }
@@ -337,11 +477,19 @@ fn reach_with(
         }
         let mut total = 0u64;
         let mut unsafe_here = false;
-        for (p, max) in place_max.iter_mut().enumerate() {
-            let k = sys.tokens(m, p as PlaceIdx);
-            total = total.saturating_add(k);
-            *max = (*max).max(k);
-            unsafe_here |= k > 1;
+        // Counters word by word (the same packing as `NetSystem::tokens`, without a division
+        // per place).
+        let (bits, cap) = (sys.bits(), sys.capacity());
+        let per_word = 64 / bits as usize;
+        for (chunk, &word) in place_max.chunks_mut(per_word).zip(m) {
+            let mut w = word;
+            for max in chunk {
+                let k = w & cap;
+                w = w.checked_shr(bits).unwrap_or(0);
+                total = total.saturating_add(k);
+                *max = (*max).max(k);
+                unsafe_here |= k > 1;
+            }
         }
         max_per_marking = max_per_marking.max(total);
         if unsafe_here && first_unsafe.is_none() {
@@ -425,6 +573,22 @@ mod tests {
         assert!(r.safe);
         assert_eq!(r.max_tokens_per_marking, 4);
         assert_eq!(r.stopped, None);
+    }
+
+    #[test]
+    fn wide_states_and_table_growth() {
+        // 2^10 markings plus the sink's, over 5 words (300 idle places): the table compares
+        // states in the arena and grows several times.
+        let mut net = components(10);
+        let mut b = NetBuilder::new("wide");
+        for i in 0..300 {
+            b.add_place(format!("idle{i}"), None, 0).unwrap();
+        }
+        net.places.extend(b.finish().places);
+        let r = reach_net(&net, &Limits::default(), &mut |_| {}).unwrap();
+        assert_eq!((r.states, r.deadlocks), (1025, 1));
+        let narrow = reach_net(&components(10), &Limits::default(), &mut |_| {}).unwrap();
+        assert_eq!((narrow.states, narrow.edges), (r.states, r.edges));
     }
 
     #[test]

@@ -32,6 +32,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::limits::{Limits, StopReason};
 use crate::system::{Overflow, System, Transition};
 use crate::unfolding::event::{BOTTOM, ConeEntry, EventId, EventStore};
+use crate::unfolding::order::{ConfigKey, Order};
 use crate::unfolding::slots::Slot;
 
 /// How `Explore` picks the next event among the candidates.
@@ -54,6 +55,10 @@ pub struct UdporOptions {
     pub alt_k: Option<usize>,
     /// Event selection.
     pub pick: Pick,
+    /// Cutoff events, decided with this adequate order; `None`: no cutoffs.
+    pub cutoffs: Option<Order>,
+    /// Collect the state of every visited configuration (for coverage checks).
+    pub record_states: bool,
 }
 
 impl Default for UdporOptions {
@@ -62,6 +67,8 @@ impl Default for UdporOptions {
             max_depth: 10_000,
             alt_k: None,
             pick: Pick::First,
+            cutoffs: None,
+            record_states: false,
         }
     }
 }
@@ -91,6 +98,12 @@ pub struct UdporStats {
     pub alternatives_found: u64,
     /// Bytes held by the event store at the end.
     pub store_bytes: u64,
+    /// Cutoff events (distinct; included in `events`).
+    pub cutoffs: u64,
+    /// Maximal configurations whose only extensions are cutoffs.
+    pub ended_by_cutoff: u64,
+    /// Distinct states of visited configurations (with `record_states`).
+    pub visited_states: Option<FxHashSet<Vec<u64>>>,
     /// Why the run stopped early, if it did.
     pub stopped: Option<StopReason>,
 }
@@ -140,8 +153,18 @@ struct Explorer<'s, S: System + ?Sized> {
     top: Vec<ConeEntry>,
     undo: Vec<(Slot, ConeEntry)>,
     undo_marks: Vec<usize>,
-    /// `en(C')` for every prefix `C'` of `C` (index = size).
+    /// `en(C')` for every prefix `C'` of `C` (index = size), cutoffs left out.
     en: Vec<Vec<EventId>>,
+    /// The cutoff events that would extend each prefix.
+    en_cutoffs: Vec<Vec<EventId>>,
+    /// Which events are cutoffs (by id).
+    cutoff: Vec<bool>,
+    /// The least local configuration (in the adequate order) reaching each state seen.
+    least: FxHashMap<Vec<u64>, (ConfigKey, EventId)>,
+    /// For each cutoff, the event it was cut against (⊥ for the initial state).
+    corresponding: FxHashMap<EventId, EventId>,
+    /// Events of the first deadlocking configurations (for pictures).
+    deadlock_events: FxHashSet<EventId>,
     /// `state(C')` for every prefix (flattened, `words` per level).
     states: Vec<u64>,
     words: usize,
@@ -152,6 +175,31 @@ struct Explorer<'s, S: System + ?Sized> {
     stats: UdporStats,
 }
 
+/// One explored event, for pictures of the unfolding.
+#[derive(Clone, Debug)]
+pub struct ExploredEvent {
+    /// Its transition.
+    pub label: Transition,
+    /// Immediate predecessors (ids into the event list, ⊥ left out).
+    pub preds: Vec<EventId>,
+    /// Whether it is a cutoff.
+    pub cutoff: bool,
+    /// For a cutoff: the event it was cut against (`None`: the initial state).
+    pub corresponding: Option<EventId>,
+    /// Whether it belongs to one of the first deadlocking configurations found.
+    pub in_deadlock: bool,
+}
+
+/// The events explored, their immediate conflicts and the statistics.
+pub struct UdporOutcome {
+    /// Statistics.
+    pub stats: UdporStats,
+    /// Every event built (index = id - 1; ⊥ is not listed).
+    pub events: Vec<ExploredEvent>,
+    /// Pairs of events in immediate conflict (ids, smaller first).
+    pub conflicts: Vec<(EventId, EventId)>,
+}
+
 /// Explores every maximal configuration of the unfolding of `sys`.
 pub fn explore<S: System + ?Sized>(
     sys: &S,
@@ -159,12 +207,32 @@ pub fn explore<S: System + ?Sized>(
     limits: &Limits,
     progress: &mut dyn FnMut(UdporProgress),
 ) -> Result<UdporStats, Overflow> {
+    Ok(explore_with_events(sys, opts, limits, progress, false)?.stats)
+}
+
+/// Like [`explore`], and also returns the explored events when `with_events`.
+pub fn explore_with_events<S: System + ?Sized>(
+    sys: &S,
+    opts: &UdporOptions,
+    limits: &Limits,
+    progress: &mut dyn FnMut(UdporProgress),
+    with_events: bool,
+) -> Result<UdporOutcome, Overflow> {
     let mut x = Explorer::new(sys, opts.clone());
     x.run(limits, progress)?;
     x.stats.events = x.store.len() as u64 - 1;
     x.stats.peak_u = x.stats.events;
     x.stats.store_bytes = x.store.bytes();
-    Ok(x.stats)
+    let (events, conflicts) = if with_events {
+        x.explored_events()
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    Ok(UdporOutcome {
+        stats: x.stats,
+        events,
+        conflicts,
+    })
 }
 
 impl<'s, S: System + ?Sized> Explorer<'s, S> {
@@ -208,6 +276,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             undo: Vec::new(),
             undo_marks: Vec::new(),
             en: Vec::new(),
+            en_cutoffs: Vec::new(),
+            cutoff: vec![false],
+            least: FxHashMap::default(),
+            corresponding: FxHashMap::default(),
+            deadlock_events: FxHashSet::default(),
             states,
             words,
             d: Vec::new(),
@@ -248,6 +321,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         limits: &Limits,
         progress: &mut dyn FnMut(UdporProgress),
     ) -> Result<(), Overflow> {
+        if let Some(order) = self.opts.cutoffs {
+            let key = ConfigKey::of(&self.store, BOTTOM, order);
+            self.least
+                .insert(self.store.state(BOTTOM).to_vec(), (key, BOTTOM));
+        }
+        if self.opts.record_states {
+            self.stats.visited_states = Some(FxHashSet::default());
+        }
         // en(∅): the events <t, {⊥}>.
         let mut initial = Vec::new();
         let mut scratch = vec![0u64; self.words];
@@ -263,12 +344,19 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 ];
                 let e = match self.store.find(t, &[BOTTOM]) {
                     Some(e) => e,
-                    None => self.store.insert(t, &[BOTTOM], &xs, 0, &scratch),
+                    None => {
+                        let e = self.store.insert(t, &[BOTTOM], &xs, 0, &scratch);
+                        self.classify(e);
+                        e
+                    }
                 };
                 initial.push(e);
             }
         }
-        self.en.push(initial);
+        let (cut, en): (Vec<EventId>, Vec<EventId>) =
+            initial.into_iter().partition(|&e| self.cutoff[e as usize]);
+        self.en.push(en);
+        self.en_cutoffs.push(cut);
 
         let mut frames = vec![Frame {
             a: Vec::new(),
@@ -295,6 +383,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             match frame.stage {
                 Stage::Start => {
                     let level = self.c.len();
+                    if let Some(states) = &mut self.stats.visited_states {
+                        states.insert(
+                            self.states[level * self.words..(level + 1) * self.words].to_vec(),
+                        );
+                    }
                     if self.en[level].is_empty() {
                         self.record_maximal();
                         frames.pop();
@@ -380,11 +473,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn record_maximal(&mut self) {
         self.stats.maximal_configurations += 1;
         let level = self.c.len();
+        if !self.en_cutoffs[level].is_empty() {
+            self.stats.ended_by_cutoff += 1;
+        }
         let state = &self.states[level * self.words..(level + 1) * self.words];
         let any_enabled =
             (0..self.sys.transition_count() as Transition).any(|t| self.sys.is_enabled(state, t));
         if !any_enabled && self.deadlock_states.insert(state.to_vec()) {
             self.stats.deadlocks += 1;
+            if self.deadlock_events.len() < 256 {
+                self.deadlock_events.extend(self.c.iter().copied());
+            }
             if self.stats.deadlock_witness.is_none() {
                 self.stats.deadlock_witness =
                     Some(self.c.iter().map(|&e| self.store.label(e)).collect());
@@ -420,6 +519,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             .copied()
             .filter(|&x| x != e && self.enabled_in_c(x))
             .collect();
+        let mut en_cutoffs: Vec<EventId> = self.en_cutoffs[level]
+            .iter()
+            .copied()
+            .filter(|&x| self.enabled_in_c(x))
+            .collect();
         let label = self.store.label(e);
         let dependents = std::mem::take(&mut self.dependents[label as usize]);
         let mut found = Vec::new();
@@ -428,11 +532,20 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
         self.dependents[label as usize] = dependents;
         for x in found {
-            if self.enabled_in_c(x) && !en.contains(&x) {
-                en.push(x);
+            if !self.enabled_in_c(x) {
+                continue;
+            }
+            let list = if self.cutoff[x as usize] {
+                &mut en_cutoffs
+            } else {
+                &mut en
+            };
+            if !list.contains(&x) {
+                list.push(x);
             }
         }
         self.en.push(en);
+        self.en_cutoffs.push(en_cutoffs);
         Ok(())
     }
 
@@ -446,6 +559,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.top[s as usize] = old;
         }
         self.en.pop();
+        self.en_cutoffs.pop();
         let level = self.c.len();
         self.states.truncate((level + 1) * self.words);
     }
@@ -546,7 +660,58 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
         let mut after = vec![0u64; self.words];
         self.sys.fire(&h, t, &mut after)?;
-        Ok(Some(self.store.insert(t, &preds, xs, size, &after)))
+        let e = self.store.insert(t, &preds, xs, size, &after);
+        self.classify(e);
+        Ok(Some(e))
+    }
+
+    /// Decides whether the new event `e` is a cutoff: an event seen earlier reaches the same
+    /// state with a smaller local configuration. Otherwise `e` may become the new reference
+    /// for its state.
+    fn classify(&mut self, e: EventId) {
+        if self.cutoff.len() <= e as usize {
+            self.cutoff.resize(e as usize + 1, false);
+        }
+        let Some(order) = self.opts.cutoffs else {
+            return;
+        };
+        let size = self.store.size(e);
+        let state = self.store.state(e);
+        let verdict = match self.least.get_mut(state) {
+            None => {
+                let key = ConfigKey::of(&self.store, e, order);
+                self.least.insert(state.to_vec(), (key, e));
+                None
+            }
+            Some((best, id)) if best.size < size => Some(*id),
+            Some((best, id)) if best.size > size || order == Order::Size => {
+                if best.size > size {
+                    *best = ConfigKey::of(&self.store, e, order);
+                    *id = e;
+                }
+                None
+            }
+            Some((best, id)) => {
+                let key = ConfigKey::of(&self.store, e, order);
+                match best.cmp_in(&key, order) {
+                    std::cmp::Ordering::Less => Some(*id),
+                    std::cmp::Ordering::Greater => {
+                        *best = key;
+                        *id = e;
+                        None
+                    }
+                    std::cmp::Ordering::Equal => None,
+                }
+            }
+        };
+        let is_cutoff = verdict.is_some();
+        if let Some(reference) = verdict {
+            self.corresponding.insert(e, reference);
+        }
+        if is_cutoff {
+            self.cutoff[e as usize] = true;
+            self.stats.cutoffs += 1;
+        }
     }
 
     /// An alternative `J` to `D` after `C`, as the events of `J \ C`; `None` if there is none.
@@ -568,6 +733,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 let parent = self.store.parent_on(d, s);
                 for &c in self.store.children_on(parent, s) {
                     if c != d
+                        && !self.cutoff[c as usize]
                         && !Self::is_in(&self.in_d, c)
                         && !spike.contains(&c)
                         && self.store.immediate_conflict(d, c)
@@ -600,6 +766,38 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             stack.extend_from_slice(self.store.preds(x));
         }
         Some(a)
+    }
+
+    /// Every event with its causality, cutoff and conflict information.
+    fn explored_events(&self) -> (Vec<ExploredEvent>, Vec<(EventId, EventId)>) {
+        let mut events = Vec::with_capacity(self.store.len() - 1);
+        let mut conflicts = Vec::new();
+        let mut seen = FxHashSet::default();
+        for e in 1..self.store.len() as EventId {
+            events.push(ExploredEvent {
+                label: self.store.label(e),
+                preds: self
+                    .store
+                    .preds(e)
+                    .iter()
+                    .copied()
+                    .filter(|&p| p != BOTTOM)
+                    .collect(),
+                cutoff: self.cutoff[e as usize],
+                corresponding: self.corresponding.get(&e).copied().filter(|&c| c != BOTTOM),
+                in_deadlock: self.deadlock_events.contains(&e),
+            });
+            // Immediate conflicts are siblings on a shared slot.
+            for &s in self.store.event_slots(e) {
+                let parent = self.store.parent_on(e, s);
+                for &c in self.store.children_on(parent, s) {
+                    if c > e && seen.insert((e, c)) && self.store.immediate_conflict(e, c) {
+                        conflicts.push((e, c));
+                    }
+                }
+            }
+        }
+        (events, conflicts)
     }
 
     /// Depth-first search for one pick per spike, pairwise conflict-free.

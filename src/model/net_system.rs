@@ -75,9 +75,47 @@ struct WordMasks {
 struct Compiled {
     tests: Vec<Test>,
     changes: Vec<Change>,
-    masks: Vec<WordMasks>,
     /// With 1-bit counters: a change adding more than one token, which always overflows.
     wide_add: Option<Change>,
+}
+
+/// The word masks of every transition (1-bit counters) in one contiguous array, and an index
+/// from each place to the transitions it triggers, so that the enabled transitions of a marking
+/// are found from its marked places instead of by testing every transition.
+#[derive(Clone, Debug, Default)]
+struct BitIndex {
+    /// The masks of transition `t` are `masks[start[t]..start[t + 1]]`.
+    masks: Vec<WordMasks>,
+    start: Vec<u32>,
+    /// Transitions triggered by place `p`: `triggered[trigger_start[p]..trigger_start[p + 1]]`.
+    /// Every transition that tests a place is triggered by exactly one of its tested places.
+    triggered: Vec<Transition>,
+    trigger_start: Vec<u32>,
+    /// Transitions that test no place (enabled at every marking).
+    untested: Vec<Transition>,
+    /// For markings of at most [`DENSE_WORDS`] words: the test masks of every transition, one
+    /// full marking-width row each (`words` words per transition), scanned without branches.
+    dense: Vec<u64>,
+    /// Whether `dense` is filled.
+    use_dense: bool,
+}
+
+/// Markings up to this many words test every transition against a dense mask row.
+const DENSE_WORDS: usize = 4;
+
+/// Pushes every `t` whose dense test row (of `W` words) is covered by `state`.
+#[inline]
+fn dense_enabled<const W: usize>(dense: &[u64], state: &[u64], out: &mut Vec<Transition>) {
+    let s: [u64; W] = state.try_into().expect("marking width");
+    for (t, row) in dense.chunks_exact(W).enumerate() {
+        let mut ok = true;
+        for k in 0..W {
+            ok &= s[k] & row[k] == row[k];
+        }
+        if ok {
+            out.push(t as Transition);
+        }
+    }
 }
 
 /// A net with a chosen marking encoding, implementing [`System`].
@@ -87,6 +125,7 @@ pub struct NetSystem<'n> {
     bits: u32,
     words: usize,
     compiled: Vec<Compiled>,
+    bit_index: BitIndex,
     footprints: Vec<Vec<Touch>>,
 }
 
@@ -170,19 +209,76 @@ impl<'n> NetSystem<'n> {
                 }
             }
             if bits == 1 {
-                c.masks = Self::word_masks(&c);
                 c.wide_add = c.changes.iter().copied().find(|ch| ch.add > 1);
             }
             compiled.push(c);
             footprints.push(fp);
         }
+        let bit_index = if bits == 1 {
+            Self::bit_index(&compiled, net.places.len(), words)
+        } else {
+            BitIndex::default()
+        };
         NetSystem {
             net,
             bits,
             words,
             compiled,
+            bit_index,
             footprints,
         }
+    }
+
+    /// Builds the flat masks and the trigger index of 1-bit counters.
+    fn bit_index(compiled: &[Compiled], places: usize, words: usize) -> BitIndex {
+        let mut ix = BitIndex {
+            start: vec![0],
+            ..BitIndex::default()
+        };
+        // Dense rows cannot express "never enabled" (a weight above 1): none when one exists.
+        let dense =
+            words <= DENSE_WORDS && compiled.iter().all(|c| c.tests.iter().all(|x| x.need <= 1));
+        ix.use_dense = dense;
+        // Each transition is triggered by its tested place that triggers the fewest so far.
+        let mut per_place: Vec<Vec<Transition>> = vec![Vec::new(); places];
+        for (t, c) in compiled.iter().enumerate() {
+            let masks = Self::word_masks(c);
+            let impossible = c.tests.iter().any(|x| x.need > 1);
+            if dense {
+                let mut row = vec![0u64; words];
+                for m in &masks {
+                    row[m.word as usize] |= m.test;
+                }
+                ix.dense.extend_from_slice(&row);
+            }
+            ix.masks.extend_from_slice(&masks);
+            ix.start.push(ix.masks.len() as u32);
+            if impossible {
+                continue; // never enabled under this encoding
+            }
+            match c
+                .tests
+                .iter()
+                .map(|x| x.field.place as usize)
+                .min_by_key(|&p| per_place[p].len())
+            {
+                Some(p) => per_place[p].push(t as Transition),
+                None => ix.untested.push(t as Transition),
+            }
+        }
+        ix.trigger_start.push(0);
+        for list in per_place {
+            ix.triggered.extend_from_slice(&list);
+            ix.trigger_start.push(ix.triggered.len() as u32);
+        }
+        ix
+    }
+
+    /// The word masks of `t` (1-bit counters).
+    #[inline]
+    fn masks(&self, t: Transition) -> &[WordMasks] {
+        let ix = &self.bit_index;
+        &ix.masks[ix.start[t as usize] as usize..ix.start[t as usize + 1] as usize]
     }
 
     /// Folds the tests and changes of a transition into per-word masks (1-bit counters).
@@ -334,14 +430,53 @@ impl System for NetSystem<'_> {
 
     #[inline]
     fn is_enabled(&self, state: &[u64], t: Transition) -> bool {
-        let c = &self.compiled[t as usize];
         if self.bits == 1 {
-            c.masks
+            self.masks(t)
                 .iter()
                 .all(|m| state[m.word as usize] & m.test == m.test)
         } else {
+            let c = &self.compiled[t as usize];
             c.tests.iter().all(|x| self.get(state, x.field) >= x.need)
         }
+    }
+
+    fn enabled(&self, state: &[u64], out: &mut Vec<Transition>) {
+        if self.bits != 1 {
+            for t in 0..self.transition_count() as Transition {
+                if self.is_enabled(state, t) {
+                    out.push(t);
+                }
+            }
+            return;
+        }
+        let ix = &self.bit_index;
+        match if ix.use_dense { state.len() } else { 0 } {
+            1 => return dense_enabled::<1>(&ix.dense, state, out),
+            2 => return dense_enabled::<2>(&ix.dense, state, out),
+            3 => return dense_enabled::<3>(&ix.dense, state, out),
+            4 => return dense_enabled::<4>(&ix.dense, state, out),
+            _ => {}
+        }
+        // Only transitions triggered by a marked place (or testing nothing) can be enabled.
+        let first = out.len();
+        out.extend_from_slice(&ix.untested);
+        for (w, &word) in state.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let p = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let (a, b) = (
+                    ix.trigger_start[p] as usize,
+                    ix.trigger_start[p + 1] as usize,
+                );
+                for &t in &ix.triggered[a..b] {
+                    if self.is_enabled(state, t) {
+                        out.push(t);
+                    }
+                }
+            }
+        }
+        out[first..].sort_unstable();
     }
 
     #[inline]
@@ -352,7 +487,7 @@ impl System for NetSystem<'_> {
             if let Some(ch) = c.wide_add {
                 return Err(self.overflow(t, ch.field, ch.add));
             }
-            for m in &c.masks {
+            for m in self.masks(t) {
                 let w = out[m.word as usize] & !m.clear;
                 if w & m.set != 0 {
                     let bit = (w & m.set).trailing_zeros();

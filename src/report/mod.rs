@@ -1,4 +1,6 @@
 //! Reports: statistics (human and JSON), and the progress display.
 
+pub mod dot;
+pub mod occurrence_dot;
 pub mod progress;
 pub mod stats;

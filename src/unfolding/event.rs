@@ -52,6 +52,8 @@ struct EventData {
     size: u32,
     /// Index of this event's first node in `nodes` (one per slot of its label).
     node_start: u32,
+    /// Foata level: 1 + the largest level of a predecessor (⊥ is at level 0).
+    level: u32,
 }
 
 /// The arena of events with their indexes.
@@ -97,6 +99,7 @@ impl EventStore {
                 preds_len: 0,
                 size: 0,
                 node_start: 0,
+                level: 0,
             }],
             preds: Vec::new(),
             nodes: vec![
@@ -156,6 +159,12 @@ impl EventStore {
     #[inline]
     pub fn size(&self, e: EventId) -> u32 {
         self.events[e as usize].size
+    }
+
+    /// The Foata level of `e` (the length of the longest causal chain ending in it).
+    #[inline]
+    pub fn level(&self, e: EventId) -> u32 {
+        self.events[e as usize].level
     }
 
     /// `state([e])`.
@@ -449,6 +458,7 @@ impl EventStore {
             };
         }
         let preds_start = self.preds.len() as u32;
+        let level = 1 + preds.iter().map(|&p| self.level(p)).max().unwrap_or(0);
         self.preds.extend_from_slice(preds);
         self.events.push(EventData {
             label: t,
@@ -456,6 +466,7 @@ impl EventStore {
             preds_len: preds.len() as u32,
             size: history_size + 1,
             node_start,
+            level,
         });
         self.states.extend_from_slice(state);
         let h = key_hash(t, preds);

@@ -2,4 +2,5 @@
 //! conflict indexes, and the slots those indexes are built on. Knows nothing of nets.
 
 pub mod event;
+pub mod order;
 pub mod slots;

@@ -1,0 +1,316 @@
+//! The default job (`unfold FILE`, `unfold run FILE`): the unfolding DPOR, and `unfold check
+//! --brute`, its brute-force oracle.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use serde_json::Value;
+
+use crate::cli::{
+    LimitArgs, Outcome, OutputArgs, common_head, common_tail, describe_stop, emit, read_net,
+    witness_line,
+};
+use unfold::explore::brute;
+use unfold::explore::reach::Witness;
+use unfold::explore::udpor::{self, Pick, UdporOptions};
+use unfold::model::net_system::NetSystem;
+use unfold::report::dot::{EventGraph, EventNode, write_event_graph};
+use unfold::report::progress::Progress;
+use unfold::report::stats::Stats;
+use unfold::system::{System, Transition};
+use unfold::unfolding::order::Order;
+
+/// Event selection orders of `Explore`.
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+pub enum PickArg {
+    /// The first enabled event found.
+    #[default]
+    First,
+    /// The last enabled event found.
+    Last,
+    /// A pseudo-random one (see `--seed`).
+    Random,
+}
+
+/// Adequate orders for cutoffs.
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+pub enum OrderArg {
+    /// McMillan: smaller local configurations first (not total).
+    Size,
+    /// Esparza–Römer–Vogler: size, Parikh vector, Foata normal form (total).
+    #[default]
+    Erv,
+}
+
+/// `unfold run` (and `unfold FILE`).
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// The system (PNML or PEP net; the format is sniffed from the content).
+    #[arg(required = true)]
+    pub file: Option<PathBuf>,
+    /// Do not extend configurations past N events (systems with infinite runs).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_depth: usize,
+    /// k-partial alternatives: search the comb over the last K unjustified events only
+    /// (polynomial; some runs may end blocked). Default: exact alternatives.
+    #[arg(long, value_name = "K")]
+    pub alt: Option<usize>,
+    /// How to pick the next event among the enabled ones.
+    #[arg(long, value_enum, default_value_t = PickArg::First)]
+    pub pick: PickArg,
+    /// Seed of `--pick random`.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Cutoff events: stop extending a configuration where an earlier event reached the same
+    /// state with a smaller local configuration (terminates on every finite-state system).
+    #[arg(long)]
+    pub cutoffs: bool,
+    /// The adequate order deciding cutoffs.
+    #[arg(long, value_enum, default_value_t = OrderArg::Erv)]
+    pub order: OrderArg,
+    /// Write the explored events as a GraphViz DOT graph to OUT.
+    #[arg(long, value_name = "OUT")]
+    pub dot: Option<PathBuf>,
+    /// Refuse DOT renderings with more events than this.
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    pub dot_limit: usize,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// `unfold check`.
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// The system.
+    pub file: PathBuf,
+    /// Enumerate every maximal run (the only check so far; exponential: small systems only).
+    #[arg(long, required = true)]
+    pub brute: bool,
+    /// Longest run enumerated.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_depth: usize,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+fn names<S: System + ?Sized>(sys: &S, run: &[Transition]) -> Vec<String> {
+    run.iter()
+        .map(|&t| sys.transition_name(t).to_string())
+        .collect()
+}
+
+/// Runs the unfolding DPOR.
+pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
+    let Some(file) = &args.file else {
+        bail!("no input file: unfold FILE, or unfold --help");
+    };
+    let limits = args.limits.limits(interrupt);
+    let (net, _) = read_net(file)?;
+    let opts = UdporOptions {
+        max_depth: args.max_depth,
+        alt_k: args.alt,
+        pick: match args.pick {
+            PickArg::First => Pick::First,
+            PickArg::Last => Pick::Last,
+            PickArg::Random => Pick::Random(args.seed),
+        },
+        cutoffs: args.cutoffs.then_some(match args.order {
+            OrderArg::Size => Order::Size,
+            OrderArg::Erv => Order::Erv,
+        }),
+        record_states: false,
+    };
+    let progress = Progress::spinner(args.output.quiet);
+    // Counters start narrow and are widened when a count does not fit, as in `reach`.
+    let mut sys = NetSystem::new(&net);
+    let outcome = loop {
+        let r = udpor::explore_with_events(
+            &sys,
+            &opts,
+            &limits,
+            &mut |p| {
+                progress.set_message(|| {
+                    format!(
+                        "{} maximal configurations, {} events, depth {}",
+                        p.maximal_configurations, p.events, p.depth
+                    )
+                })
+            },
+            args.dot.is_some(),
+        );
+        match r {
+            Ok(outcome) => break outcome,
+            Err(overflow) => match sys.widened() {
+                Some(wider) => sys = wider,
+                None => bail!("{}: {overflow}", file.display()),
+            },
+        }
+    };
+    progress.finish();
+    let stats = &outcome.stats;
+    let complete = stats.complete();
+    let mut out = Stats::new();
+    common_head(&mut out, file, "udpor", complete);
+    out.add(
+        "order",
+        "cutoffs",
+        if args.cutoffs {
+            match args.order {
+                OrderArg::Size => "size order",
+                OrderArg::Erv => "ERV order",
+            }
+        } else {
+            "off"
+        },
+    );
+    out.add(
+        "alternatives",
+        "alternatives",
+        match args.alt {
+            Some(k) => format!("{k}-partial"),
+            None => "exact".to_string(),
+        },
+    );
+    out.add(
+        "maximal_configurations",
+        "maximal configurations",
+        stats.maximal_configurations,
+    );
+    out.add("events", "events", stats.events);
+    out.add("cutoffs", "cutoff events", stats.cutoffs);
+    out.add(
+        "maximal_ended_by_cutoff",
+        "ended by a cutoff",
+        stats.ended_by_cutoff,
+    );
+    out.add("blocked", "blocked", stats.blocked);
+    out.add("deadlocks", "deadlocks", stats.deadlocks);
+    out.add("peak_u", "peak |U|", stats.peak_u);
+    out.add(
+        "max_configuration_size",
+        "largest configuration",
+        stats.max_configuration_size,
+    );
+    out.add_json("depth_cut", stats.depth_cut);
+    out.add_json("alternatives_found", stats.alternatives_found);
+    out.add_json("store_bytes", stats.store_bytes);
+    let witness = stats.deadlock_witness.as_ref().map(|run| {
+        let mut state = vec![0u64; sys.state_words()];
+        let mut next = state.clone();
+        sys.initial_state(&mut state);
+        for &t in run {
+            // The run was fired once already; it cannot overflow now.
+            if sys.fire(&state, t, &mut next).is_ok() {
+                state.copy_from_slice(&next);
+            }
+        }
+        Witness {
+            run: names(&sys, run),
+            state: sys.describe_state(&state),
+        }
+    });
+    out.add_json(
+        "deadlock_witness",
+        witness.as_ref().map_or(
+            Value::Null,
+            |w| serde_json::json!({ "run": w.run, "state": w.state }),
+        ),
+    );
+    out.add_json(
+        "stopped",
+        stats.stopped.map_or(Value::Null, |s| {
+            serde_json::to_value(s).unwrap_or(Value::Null)
+        }),
+    );
+    common_tail(&mut out, limits.elapsed().as_secs_f64());
+    let mut extra = Vec::new();
+    if let Some(w) = &witness {
+        extra.push(witness_line("deadlock witness", w));
+    }
+    if let Some(reason) = stats.stopped {
+        extra.push(describe_stop(reason));
+    } else if stats.depth_cut > 0 {
+        extra.push(format!(
+            "stopped: {} configurations reached --max-depth {} (runs this long suggest a cyclic \
+             system); statistics are incomplete",
+            stats.depth_cut, args.max_depth
+        ));
+    }
+    if let Some(path) = &args.dot {
+        let graph = EventGraph {
+            caption: format!(
+                "{}: {} maximal configurations, {} events, {} cutoffs, {} deadlocks{}",
+                net.name,
+                stats.maximal_configurations,
+                stats.events,
+                stats.cutoffs,
+                stats.deadlocks,
+                if complete { "" } else { " (incomplete)" }
+            ),
+            nodes: outcome
+                .events
+                .iter()
+                .map(|e| EventNode {
+                    transition: sys.transition_name(e.label).to_string(),
+                    preds: e.preds.clone(),
+                    cutoff: e.cutoff,
+                    corresponding: e.corresponding,
+                    in_deadlock: e.in_deadlock,
+                })
+                .collect(),
+            conflicts: outcome.conflicts.clone(),
+        };
+        let mut text = Vec::new();
+        write_event_graph(&graph, args.dot_limit, &mut text)
+            .with_context(|| format!("cannot draw {}", path.display()))?;
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    emit(&out, &args.output, &extra)?;
+    Ok(if stats.deadlocks > 0 && !args.limits.no_fail {
+        Outcome::Found
+    } else if !complete {
+        Outcome::Stopped
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// Runs the brute-force oracle.
+pub fn check(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
+    let limits = args.limits.limits(interrupt);
+    let (net, _) = read_net(&args.file)?;
+    let mut sys = NetSystem::new(&net);
+    let b = loop {
+        match brute::enumerate(&sys, args.max_depth, &limits) {
+            Ok(b) => break b,
+            Err(overflow) => match sys.widened() {
+                Some(wider) => sys = wider,
+                None => bail!("{}: {overflow}", args.file.display()),
+            },
+        }
+    };
+    let complete = b.stopped.is_none();
+    let mut out = Stats::new();
+    common_head(&mut out, &args.file, "brute", complete);
+    out.add("runs", "maximal runs", b.runs);
+    out.add("maximal_configurations", "distinct traces", b.traces);
+    out.add("events", "distinct events", b.events);
+    out.add("deadlocks", "deadlocks", b.deadlocks);
+    common_tail(&mut out, limits.elapsed().as_secs_f64());
+    let extra: Vec<String> = b.stopped.map(describe_stop).into_iter().collect();
+    emit(&out, &args.output, &extra)?;
+    Ok(if !complete {
+        Outcome::Stopped
+    } else if b.deadlocks > 0 && !args.limits.no_fail {
+        Outcome::Found
+    } else {
+        Outcome::Clean
+    })
+}

@@ -1,0 +1,986 @@
+//! The complete finite prefix of a safe net's unfolding (Esparza–Römer–Vogler), by saturation.
+//!
+//! The prefix is an occurrence net of *conditions* (a place and the event that produced it) and
+//! *events* (a transition and its preset of conditions). It grows from the initial conditions:
+//!
+//! 1. The possible extensions are the pairs `(t, X)` where `X` is a co-set of conditions labelled
+//!    by the preset of `t`. They wait in a priority queue ordered by an adequate order on their
+//!    local configurations ([`Order`]).
+//! 2. The least one leaves the queue and becomes an event `e`. It is a *cutoff* when the marking
+//!    of `[e]` was already reached by a smaller local configuration (a hash table maps every
+//!    marking to the least event reaching it; the initial marking maps to the virtual initial
+//!    event ⊥). A cutoff enters the prefix with its postset but is never extended.
+//! 3. Otherwise the new conditions `e•` get their concurrency sets: a condition `c ∈ e•` is
+//!    concurrent with the other conditions of `e•` and with every condition concurrent with all
+//!    of `•e` (the intersection of their sets, which excludes `•e` itself). The relation is kept
+//!    as one sorted list per condition, updated symmetrically (new ids are the largest, so
+//!    appending keeps the lists sorted). New possible extensions are exactly the co-sets that
+//!    contain some condition of `e•`; in a safe net such a co-set contains *every* condition of
+//!    `e•` whose place the transition consumes, so each pair `(t, X)` is found once.
+//!
+//! Extensions leave the queue in increasing order (every new extension has the event just
+//! added in its past), so with a total order a marking already in the table always makes a
+//! cutoff.
+//!
+//! Counting conventions (those of Cunf and Mole): events include cutoffs and exclude ⊥;
+//! conditions include the initial ones and the postsets of cutoffs.
+//!
+//! Safety is checked on the way: a new condition concurrent with a condition of the same place
+//! (checked for the postsets of cutoffs too), an initial marking above 1, or an event of a
+//! transition with an output weight above 1 stops the construction with a firing sequence that
+//! puts two tokens on a place. (The first unsafe marking of any run is reached from a safe one,
+//! which the prefix built so far represents by a cutoff-free configuration; its extension by the
+//! offending transition is a possible extension whose postset is concurrent with the other
+//! token, so the check fires before any wrong marking can matter.) Read arcs are unfolded as
+//! self-loops (consume and produce the place).
+
+pub mod deadlock;
+pub mod heap;
+pub mod order;
+
+use std::cmp::Ordering;
+use std::ops::Range;
+
+use rustc_hash::FxHashMap;
+
+use super::limits::{Limits, StopReason};
+use crate::model::net::{Net, PlaceIdx, TransIdx};
+use heap::Heap;
+pub use order::Order;
+
+/// "No event": the producer of an initial condition, the correspondent ⊥ of a cutoff.
+pub const NONE: u32 = u32::MAX;
+
+/// A condition: one token on a place, produced by an event (or initially present).
+#[derive(Clone, Copy, Debug)]
+pub struct Condition {
+    /// The place.
+    pub place: PlaceIdx,
+    /// The producing event, or [`NONE`] for an initial condition.
+    pub producer: u32,
+}
+
+/// An event of the prefix.
+#[derive(Clone, Copy, Debug)]
+pub struct Event {
+    /// The transition.
+    pub transition: TransIdx,
+    /// Whether it is a cutoff.
+    pub cutoff: bool,
+    /// For a cutoff, the event whose local configuration reaches the same marking ([`NONE`]:
+    /// the initial event ⊥); [`NONE`] otherwise.
+    pub corresponding: u32,
+    /// 1 + the largest depth of its causes (1 for events enabled initially).
+    pub depth: u32,
+    /// `|[e]|`.
+    pub size: u32,
+    pre_start: u32,
+    pre_len: u32,
+    post_start: u32,
+    post_len: u32,
+}
+
+/// The occurrence net built by [`unfold_prefix`].
+#[derive(Clone, Debug, Default)]
+pub struct Prefix {
+    /// Conditions; the initial ones first.
+    pub conditions: Vec<Condition>,
+    /// Events in the order they were added (causes always before their effects).
+    pub events: Vec<Event>,
+    /// Number of initial conditions (ids `0..initial`).
+    pub initial: u32,
+    presets: Vec<u32>,
+    /// Distinct immediate causes of every event (flat; `pred_start[e]..pred_start[e + 1]`).
+    preds: Vec<u32>,
+    pred_start: Vec<u32>,
+}
+
+impl Prefix {
+    /// The preset of `e` (condition ids, sorted).
+    pub fn preset(&self, e: u32) -> &[u32] {
+        let ev = &self.events[e as usize];
+        &self.presets[ev.pre_start as usize..(ev.pre_start + ev.pre_len) as usize]
+    }
+
+    /// The distinct immediate causes of `e` (producers of its preset, ⊥ left out).
+    pub fn causes(&self, e: u32) -> &[u32] {
+        &self.preds[self.pred_start[e as usize] as usize..self.pred_start[e as usize + 1] as usize]
+    }
+
+    /// The postset of `e` (condition ids).
+    pub fn postset(&self, e: u32) -> Range<u32> {
+        let ev = &self.events[e as usize];
+        ev.post_start..ev.post_start + ev.post_len
+    }
+
+    /// Number of cutoff events.
+    pub fn cutoffs(&self) -> usize {
+        self.events.iter().filter(|e| e.cutoff).count()
+    }
+
+    /// The local configuration `[e]`, sorted by id (a firing order).
+    pub fn local_configuration(&self, e: u32) -> Vec<u32> {
+        self.history(&[e])
+    }
+
+    /// The union of the local configurations of `events`, sorted by id.
+    pub fn history(&self, events: &[u32]) -> Vec<u32> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack: Vec<u32> = events.iter().copied().filter(|&e| e != NONE).collect();
+        let mut out = Vec::new();
+        while let Some(e) = stack.pop() {
+            if !seen.insert(e) {
+                continue;
+            }
+            out.push(e);
+            stack.extend_from_slice(self.causes(e));
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// The marking reached by a configuration (events given in any order): the places of its
+    /// cut, sorted.
+    pub fn marking(&self, config: &[u32]) -> Vec<PlaceIdx> {
+        let mut consumed = rustc_hash::FxHashSet::default();
+        for &e in config {
+            consumed.extend(self.preset(e).iter().copied());
+        }
+        let mut places: Vec<PlaceIdx> = (0..self.initial)
+            .chain(config.iter().flat_map(|&e| self.postset(e)))
+            .filter(|c| !consumed.contains(c))
+            .map(|c| self.conditions[c as usize].place)
+            .collect();
+        places.sort_unstable();
+        places
+    }
+
+    /// The events whose preset contains each condition.
+    pub fn consumers(&self) -> Vec<Vec<u32>> {
+        let mut out = vec![Vec::new(); self.conditions.len()];
+        for e in 0..self.events.len() as u32 {
+            for &c in self.preset(e) {
+                out[c as usize].push(e);
+            }
+        }
+        out
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> u64 {
+        (self.conditions.capacity() * std::mem::size_of::<Condition>()
+            + self.events.capacity() * std::mem::size_of::<Event>()
+            + (self.presets.capacity() + self.preds.capacity() + self.pred_start.capacity()) * 4)
+            as u64
+    }
+}
+
+/// Options of [`unfold_prefix`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrefixOptions {
+    /// The adequate order.
+    pub order: Order,
+    /// Also decide deadlock freedom from the finished prefix.
+    pub deadlock: bool,
+}
+
+/// The deadlock answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeadlockAnswer {
+    /// No reachable marking is dead.
+    Free,
+    /// A configuration of non-cutoff events (sorted by id, a firing order) whose marking
+    /// enables no transition.
+    Found(Vec<u32>),
+    /// The search was stopped by a limit.
+    Unknown(StopReason),
+}
+
+/// The net is not safe: a firing sequence that puts two tokens on `place`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the net is not safe: the run {} puts two tokens on place '{place}'", show_run(.run))]
+pub struct NotSafe {
+    /// The place's label.
+    pub place: String,
+    /// Transition labels.
+    pub run: Vec<String>,
+}
+
+fn show_run(run: &[String]) -> String {
+    if run.is_empty() {
+        "(the initial marking)".to_string()
+    } else {
+        run.join(" ")
+    }
+}
+
+/// Progress of a run, for displays.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrefixProgress {
+    /// Events so far.
+    pub events: u64,
+    /// Conditions so far.
+    pub conditions: u64,
+    /// Possible extensions waiting.
+    pub queue: u64,
+    /// Bytes held.
+    pub bytes: u64,
+}
+
+/// What [`unfold_prefix`] produced.
+#[derive(Debug)]
+pub struct PrefixRun {
+    /// The prefix (complete unless `stopped`).
+    pub prefix: Prefix,
+    /// Why the construction stopped early.
+    pub stopped: Option<StopReason>,
+    /// The deadlock answer, when asked for.
+    pub deadlock: Option<DeadlockAnswer>,
+    /// Read arcs unfolded as self-loops.
+    pub read_arcs_as_loops: usize,
+    /// Peak bytes held by the construction (its own accounting).
+    pub bytes: u64,
+}
+
+impl PrefixRun {
+    /// Whether the prefix is complete.
+    pub fn complete(&self) -> bool {
+        self.stopped.is_none()
+    }
+}
+
+/// A transition as the unfolder sees it: preset and postset places (read arcs as loops).
+struct Tr {
+    pre: Vec<PlaceIdx>,
+    post: Vec<(PlaceIdx, u32)>,
+    /// An input arc of weight above 1: never enabled in a safe net.
+    dead: bool,
+    /// An output arc of weight above 1: firing it makes the net unsafe.
+    multi_out: bool,
+    /// Marking change as bitset words to XOR: in a configuration of a safe net the tokens of
+    /// a place are `M0 + produced - consumed ∈ {0, 1}`, which is the parity of
+    /// `M0 + produced + consumed`, so the marking of a configuration is `M0` XOR the
+    /// `pre ⊕ post` of its events.
+    delta: Vec<(u32, u64)>,
+}
+
+/// A possible extension waiting in the queue.
+struct Pe {
+    t: TransIdx,
+    preset: Box<[u32]>,
+    size: u32,
+    depth: u32,
+    parikh: Box<[(u32, u32)]>,
+    marking: Box<[u64]>,
+    seq: u32,
+}
+
+/// Scratch space for walking local configurations.
+#[derive(Default)]
+struct Walk {
+    stamp: Vec<u32>,
+    epoch: u32,
+    events: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+impl Walk {
+    /// Collects into `self.events` the events of the histories of `preset`'s producers.
+    fn history(&mut self, prefix: &Prefix, preset: &[u32]) {
+        if self.stamp.len() < prefix.events.len() {
+            self.stamp.resize(prefix.events.len().max(1024) * 2, 0);
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.epoch = 1;
+        }
+        self.events.clear();
+        self.stack.clear();
+        for &c in preset {
+            let p = prefix.conditions[c as usize].producer;
+            if p != NONE && self.stamp[p as usize] != self.epoch {
+                self.stamp[p as usize] = self.epoch;
+                self.stack.push(p);
+            }
+        }
+        let stamp = &mut self.stamp[..];
+        while let Some(e) = self.stack.pop() {
+            self.events.push(e);
+            for &p in prefix.causes(e) {
+                if stamp[p as usize] != self.epoch {
+                    stamp[p as usize] = self.epoch;
+                    self.stack.push(p);
+                }
+            }
+        }
+    }
+}
+
+/// Foata normal form of a possible extension: `(depth, transition)` of its history and itself.
+fn foata(prefix: &Prefix, walk: &mut Walk, pe: &Pe, out: &mut Vec<(u32, u32)>) {
+    walk.history(prefix, &pe.preset);
+    out.clear();
+    out.extend(walk.events.iter().map(|&e| {
+        let ev = &prefix.events[e as usize];
+        (ev.depth, ev.transition)
+    }));
+    out.push((pe.depth, pe.t));
+    out.sort_unstable();
+}
+
+/// Compares two possible extensions by `order` (ties, which a total order only has between
+/// equal configurations, by creation).
+fn cmp_pe(prefix: &Prefix, walk: &mut Walk, order: Order, a: &Pe, b: &Pe) -> Ordering {
+    let c = a.size.cmp(&b.size);
+    if c != Ordering::Equal || order == Order::Size {
+        return c.then(a.seq.cmp(&b.seq));
+    }
+    let c = order::cmp_parikh(&a.parikh, &b.parikh);
+    if c != Ordering::Equal {
+        return c;
+    }
+    let (mut fa, mut fb) = (Vec::new(), Vec::new());
+    foata(prefix, walk, a, &mut fa);
+    foata(prefix, walk, b, &mut fb);
+    order::cmp_foata(&fa, &fb, order == Order::Mole).then(a.seq.cmp(&b.seq))
+}
+
+/// The unfolder's state.
+struct Unfolder<'n> {
+    net: &'n Net,
+    order: Order,
+    trs: Vec<Tr>,
+    consumers: Vec<Vec<TransIdx>>,
+    words: usize,
+    m0: Vec<u64>,
+    prefix: Prefix,
+    co: Vec<Vec<u32>>,
+    co_entries: u64,
+    pes: Vec<Option<Pe>>,
+    free_pes: Vec<u32>,
+    seq: u32,
+    heap: Heap,
+    table: FxHashMap<Box<[u64]>, u32>,
+    walk: Walk,
+    // Scratch.
+    tcount: Vec<u32>,
+    ttouched: Vec<u32>,
+    t_stamp: Vec<u32>,
+    p_stamp: Vec<u32>,
+    p_new: Vec<u32>,
+    p_need: Vec<u32>,
+    buckets: Vec<Vec<u32>>,
+    epoch: u32,
+    peak_bytes: u64,
+}
+
+/// Computes the complete finite prefix of `net` (which must be safe).
+pub fn unfold_prefix(
+    net: &Net,
+    options: PrefixOptions,
+    limits: &Limits,
+    progress: &mut dyn FnMut(PrefixProgress),
+) -> Result<PrefixRun, NotSafe> {
+    let mut u = Unfolder::new(net, options.order);
+    let stopped = u.run(limits, progress)?;
+    let deadlock = if options.deadlock {
+        Some(match stopped {
+            Some(reason) => DeadlockAnswer::Unknown(reason),
+            None => deadlock::search(&u.prefix, net.transitions.len(), limits),
+        })
+    } else {
+        None
+    };
+    let bytes = u.peak_bytes.max(u.bytes());
+    Ok(PrefixRun {
+        prefix: u.prefix,
+        stopped,
+        deadlock,
+        read_arcs_as_loops: net.read_arc_count(),
+        bytes,
+    })
+}
+
+impl<'n> Unfolder<'n> {
+    fn new(net: &'n Net, order: Order) -> Self {
+        let np = net.places.len();
+        let nt = net.transitions.len();
+        let mut trs = Vec::with_capacity(nt);
+        let mut consumers = vec![Vec::new(); np];
+        for (ti, t) in net.transitions.iter().enumerate() {
+            let mut pre: Vec<PlaceIdx> = t.pre.iter().chain(&t.reads).map(|a| a.place).collect();
+            pre.sort_unstable();
+            pre.dedup();
+            let mut post: Vec<(PlaceIdx, u32)> = t
+                .post
+                .iter()
+                .map(|a| (a.place, a.weight))
+                .chain(
+                    t.reads
+                        .iter()
+                        .filter(|r| !t.post.iter().any(|a| a.place == r.place))
+                        .map(|a| (a.place, 1)),
+                )
+                .collect();
+            post.sort_unstable();
+            let dead = t.pre.iter().chain(&t.reads).any(|a| a.weight > 1);
+            let multi_out = post.iter().any(|a| a.1 > 1);
+            let mut delta: Vec<(u32, u64)> = Vec::new();
+            for p in pre.iter().copied().chain(post.iter().map(|a| a.0)) {
+                let (w, bit) = (p / 64, 1u64 << (p % 64));
+                match delta.iter_mut().find(|d| d.0 == w) {
+                    Some(d) => d.1 ^= bit,
+                    None => delta.push((w, bit)),
+                }
+            }
+            delta.retain(|d| d.1 != 0);
+            if !dead {
+                for &p in &pre {
+                    consumers[p as usize].push(ti as TransIdx);
+                }
+            }
+            trs.push(Tr {
+                pre,
+                post,
+                dead,
+                multi_out,
+                delta,
+            });
+        }
+        let words = np.div_ceil(64).max(1);
+        let mut m0 = vec![0u64; words];
+        for (p, place) in net.places.iter().enumerate() {
+            if place.initial > 0 {
+                m0[p / 64] |= 1 << (p % 64);
+            }
+        }
+        Unfolder {
+            net,
+            order,
+            trs,
+            consumers,
+            words,
+            m0,
+            prefix: Prefix::default(),
+            co: Vec::new(),
+            co_entries: 0,
+            pes: Vec::new(),
+            free_pes: Vec::new(),
+            seq: 0,
+            heap: Heap::default(),
+            table: FxHashMap::default(),
+            walk: Walk::default(),
+            tcount: vec![0; nt],
+            ttouched: Vec::new(),
+            t_stamp: vec![0; nt],
+            p_stamp: vec![0; np],
+            p_new: vec![NONE; np],
+            p_need: vec![0; np],
+            buckets: vec![Vec::new(); np],
+            epoch: 0,
+            peak_bytes: 0,
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        let pe_bytes: u64 = self.heap.len() as u64
+            * (std::mem::size_of::<Pe>() as u64 + 8 * self.words as u64 + 32);
+        self.prefix.bytes()
+            + self.co_entries * 4
+            + self.co.capacity() as u64 * 24
+            + self.table.len() as u64 * (self.words as u64 * 8 + 32)
+            + pe_bytes
+            + self.heap.bytes()
+    }
+
+    fn not_safe(&self, place: PlaceIdx, events: &[u32], extra: Option<TransIdx>) -> NotSafe {
+        let config = self.prefix.history(events);
+        let mut run: Vec<String> = config
+            .iter()
+            .map(|&e| {
+                self.net.transitions[self.prefix.events[e as usize].transition as usize]
+                    .label
+                    .clone()
+            })
+            .collect();
+        if let Some(t) = extra {
+            run.push(self.net.transitions[t as usize].label.clone());
+        }
+        NotSafe {
+            place: self.net.places[place as usize].label.clone(),
+            run,
+        }
+    }
+
+    fn run(
+        &mut self,
+        limits: &Limits,
+        progress: &mut dyn FnMut(PrefixProgress),
+    ) -> Result<Option<StopReason>, NotSafe> {
+        // Initial conditions.
+        for (p, place) in self.net.places.iter().enumerate() {
+            if place.initial > 1 {
+                return Err(self.not_safe(p as PlaceIdx, &[], None));
+            }
+            if place.initial == 1 {
+                self.prefix.conditions.push(Condition {
+                    place: p as PlaceIdx,
+                    producer: NONE,
+                });
+            }
+        }
+        let n0 = self.prefix.conditions.len() as u32;
+        self.prefix.initial = n0;
+        self.prefix.pred_start.push(0);
+        for c in 0..n0 {
+            self.co.push((0..n0).filter(|&d| d != c).collect());
+            self.co_entries += n0.saturating_sub(1) as u64;
+        }
+        self.table.insert(self.m0.clone().into_boxed_slice(), NONE);
+        // Transitions without preset: enabled forever.
+        for t in 0..self.trs.len() {
+            if self.trs[t].pre.is_empty() && !self.trs[t].dead {
+                if let Some(&(p, _)) = self.trs[t].post.first() {
+                    let mut err = self.not_safe(p, &[], Some(t as TransIdx));
+                    err.run.push(self.net.transitions[t].label.clone());
+                    return Err(err);
+                }
+                self.new_pe(t as TransIdx, Vec::new())?;
+            }
+        }
+        self.extend(0..n0, &[])?;
+
+        let mut steps: u64 = 0;
+        loop {
+            steps += 1;
+            if steps.is_multiple_of(512) {
+                let bytes = self.bytes();
+                self.peak_bytes = self.peak_bytes.max(bytes);
+                progress(PrefixProgress {
+                    events: self.prefix.events.len() as u64,
+                    conditions: self.prefix.conditions.len() as u64,
+                    queue: self.heap.len() as u64,
+                    bytes,
+                });
+                if let Err(r) = limits.check_time().and_then(|_| limits.check_memory(bytes)) {
+                    return Ok(Some(r));
+                }
+            }
+            let Some(id) = self.pop() else { break };
+            let pe = self.pes[id as usize].take().expect("queued extension");
+            self.free_pes.push(id);
+            self.add_event(pe)?;
+        }
+        self.peak_bytes = self.peak_bytes.max(self.bytes());
+        Ok(None)
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        let Unfolder {
+            heap,
+            pes,
+            prefix,
+            walk,
+            order,
+            ..
+        } = self;
+        let order = *order;
+        heap.pop(&mut |a, b| {
+            cmp_pe(
+                prefix,
+                walk,
+                order,
+                pes[a as usize].as_ref().unwrap(),
+                pes[b as usize].as_ref().unwrap(),
+            )
+        })
+    }
+
+    fn push(&mut self, pe: Pe) {
+        let id = match self.free_pes.pop() {
+            Some(id) => {
+                self.pes[id as usize] = Some(pe);
+                id
+            }
+            None => {
+                self.pes.push(Some(pe));
+                (self.pes.len() - 1) as u32
+            }
+        };
+        let Unfolder {
+            heap,
+            pes,
+            prefix,
+            walk,
+            order,
+            ..
+        } = self;
+        let order = *order;
+        heap.push(id, &mut |a, b| {
+            cmp_pe(
+                prefix,
+                walk,
+                order,
+                pes[a as usize].as_ref().unwrap(),
+                pes[b as usize].as_ref().unwrap(),
+            )
+        });
+    }
+
+    /// Builds the possible extension `(t, preset)`: size, depth, Parikh vector and marking of
+    /// its local configuration.
+    fn new_pe(&mut self, t: TransIdx, preset: Vec<u32>) -> Result<(), NotSafe> {
+        self.walk.history(&self.prefix, &preset);
+        let mut depth = 0;
+        for &c in &preset {
+            let p = self.prefix.conditions[c as usize].producer;
+            if p != NONE {
+                depth = depth.max(self.prefix.events[p as usize].depth);
+            }
+        }
+        let size = self.walk.events.len() as u32 + 1;
+        if self.trs[t as usize].multi_out {
+            let producers: Vec<u32> = preset
+                .iter()
+                .map(|&c| self.prefix.conditions[c as usize].producer)
+                .collect();
+            let p = self.trs[t as usize]
+                .post
+                .iter()
+                .find(|a| a.1 > 1)
+                .map_or(0, |a| a.0);
+            return Err(self.not_safe(p, &producers, Some(t)));
+        }
+        // Parikh vector and marking (by parity, see `Tr::delta`).
+        let mut marking = self.m0.clone();
+        self.ttouched.clear();
+        {
+            let tcount = &mut self.tcount[..];
+            let ttouched = &mut self.ttouched;
+            let mut account = |t: TransIdx| {
+                let n = &mut tcount[t as usize];
+                if *n == 0 {
+                    ttouched.push(t);
+                }
+                *n += 1;
+                for &(w, mask) in &self.trs[t as usize].delta {
+                    marking[w as usize] ^= mask;
+                }
+            };
+            for &e in &self.walk.events {
+                account(self.prefix.events[e as usize].transition);
+            }
+            account(t);
+        }
+        self.ttouched.sort_unstable();
+        let parikh: Box<[(u32, u32)]> = self
+            .ttouched
+            .iter()
+            .map(|&t| {
+                let n = self.tcount[t as usize];
+                self.tcount[t as usize] = 0;
+                (t, n)
+            })
+            .collect();
+        let seq = self.seq;
+        self.seq += 1;
+        self.push(Pe {
+            t,
+            preset: preset.into_boxed_slice(),
+            size,
+            depth: depth + 1,
+            parikh,
+            marking: marking.into_boxed_slice(),
+            seq,
+        });
+        Ok(())
+    }
+
+    /// Turns a possible extension into an event, decides whether it is a cutoff, and extends.
+    fn add_event(&mut self, pe: Pe) -> Result<(), NotSafe> {
+        let e = self.prefix.events.len() as u32;
+        let (cutoff, corresponding) = match self.table.get(&pe.marking) {
+            Some(&corr) => {
+                let smaller = self.order.is_total()
+                    || corr == NONE
+                    || self.prefix.events[corr as usize].size < pe.size;
+                (smaller, if smaller { corr } else { NONE })
+            }
+            None => {
+                self.table.insert(pe.marking, e);
+                (false, NONE)
+            }
+        };
+        let pre_start = self.prefix.presets.len() as u32;
+        self.prefix.presets.extend_from_slice(&pe.preset);
+        let first_pred = self.prefix.preds.len();
+        for &c in pe.preset.iter() {
+            let p = self.prefix.conditions[c as usize].producer;
+            if p != NONE && !self.prefix.preds[first_pred..].contains(&p) {
+                self.prefix.preds.push(p);
+            }
+        }
+        self.prefix.pred_start.push(self.prefix.preds.len() as u32);
+        let post_start = self.prefix.conditions.len() as u32;
+        let tr = &self.trs[pe.t as usize];
+        for &(p, _) in &tr.post {
+            self.prefix.conditions.push(Condition {
+                place: p,
+                producer: e,
+            });
+        }
+        let post_len = tr.post.len() as u32;
+        self.prefix.events.push(Event {
+            transition: pe.t,
+            cutoff,
+            corresponding,
+            depth: pe.depth,
+            size: pe.size,
+            pre_start,
+            pre_len: pe.preset.len() as u32,
+            post_start,
+            post_len,
+        });
+        let new = post_start..post_start + post_len;
+        // base = the conditions concurrent with all of •e.
+        let base = self.intersect_co(&pe.preset);
+        self.epoch += 1;
+        let epoch = self.epoch;
+        for &(p, _) in &self.trs[pe.t as usize].post {
+            self.p_stamp[p as usize] = epoch;
+        }
+        if let Some(&d) = base
+            .iter()
+            .find(|&&d| self.p_stamp[self.prefix.conditions[d as usize].place as usize] == epoch)
+        {
+            let place = self.prefix.conditions[d as usize].place;
+            let producer = self.prefix.conditions[d as usize].producer;
+            return Err(self.not_safe(place, &[e, producer], None));
+        }
+        if cutoff {
+            for _ in new {
+                self.co.push(Vec::new());
+            }
+            return Ok(());
+        }
+        for c in new.clone() {
+            let mut list = Vec::with_capacity(base.len() + new.len() - 1);
+            list.extend_from_slice(&base);
+            list.extend(new.clone().filter(|&d| d != c));
+            self.co_entries += list.len() as u64;
+            self.co.push(list);
+        }
+        for &d in &base {
+            self.co[d as usize].extend(new.clone());
+        }
+        self.co_entries += base.len() as u64 * new.len() as u64;
+        self.extend(new, &base)
+    }
+
+    /// The sorted intersection of the concurrency lists of `preset`.
+    fn intersect_co(&self, preset: &[u32]) -> Vec<u32> {
+        let Some(&first) = preset.iter().min_by_key(|&&c| self.co[c as usize].len()) else {
+            // Empty preset: concurrent with everything, which is never needed (no arcs).
+            return Vec::new();
+        };
+        let mut base = self.co[first as usize].clone();
+        for &c in preset {
+            if c == first || base.is_empty() {
+                continue;
+            }
+            let other = &self.co[c as usize];
+            let mut j = 0;
+            base.retain(|&x| {
+                // Galloping search: `other` is often much longer than `base`.
+                let rest = &other[j..];
+                let (mut lo, mut step) = (0, 1);
+                while lo + step <= rest.len() && rest[lo + step - 1] < x {
+                    lo += step;
+                    step *= 2;
+                }
+                let hi = (lo + step).min(rest.len());
+                j += lo + rest[lo..hi].partition_point(|&y| y < x);
+                j < other.len() && other[j] == x
+            });
+        }
+        base
+    }
+
+    fn is_co(&self, a: u32, b: u32) -> bool {
+        let (la, lb) = (&self.co[a as usize], &self.co[b as usize]);
+        if la.len() <= lb.len() {
+            la.binary_search(&b).is_ok()
+        } else {
+            lb.binary_search(&a).is_ok()
+        }
+    }
+
+    /// Finds the possible extensions whose preset contains a condition of `new` (all pairwise
+    /// concurrent, and concurrent with every condition of `base`, nothing else).
+    fn extend(&mut self, new: Range<u32>, base: &[u32]) -> Result<(), NotSafe> {
+        self.epoch += 1;
+        let epoch = self.epoch;
+        let mut ts = Vec::new();
+        for c in new.clone() {
+            let p = self.prefix.conditions[c as usize].place as usize;
+            self.p_new[p] = c;
+            self.p_stamp[p] = epoch;
+            for &t in &self.consumers[p] {
+                if self.t_stamp[t as usize] != epoch {
+                    self.t_stamp[t as usize] = epoch;
+                    ts.push(t);
+                }
+            }
+        }
+        if ts.is_empty() {
+            return Ok(());
+        }
+        ts.sort_unstable();
+        let mut need_any = false;
+        for &t in &ts {
+            for &p in &self.trs[t as usize].pre {
+                if self.p_stamp[p as usize] != epoch {
+                    self.p_need[p as usize] = epoch;
+                    need_any = true;
+                }
+            }
+        }
+        let mut touched = Vec::new();
+        if need_any {
+            for &d in base {
+                let p = self.prefix.conditions[d as usize].place as usize;
+                if self.p_need[p] == epoch {
+                    if self.buckets[p].is_empty() {
+                        touched.push(p);
+                    }
+                    self.buckets[p].push(d);
+                }
+            }
+        }
+        let mut rem: Vec<usize> = Vec::new();
+        let mut fixed: Vec<u32> = Vec::new();
+        let mut chosen: Vec<u32> = Vec::new();
+        let mut found: Vec<(TransIdx, Vec<u32>)> = Vec::new();
+        for &t in &ts {
+            rem.clear();
+            fixed.clear();
+            let mut possible = true;
+            for &p in &self.trs[t as usize].pre {
+                let p = p as usize;
+                if self.p_stamp[p] == epoch {
+                    fixed.push(self.p_new[p]);
+                } else if self.buckets[p].is_empty() {
+                    possible = false;
+                    break;
+                } else {
+                    rem.push(p);
+                }
+            }
+            if !possible {
+                continue;
+            }
+            // Fewest candidates first.
+            rem.sort_by_key(|&p| self.buckets[p].len());
+            chosen.clear();
+            self.choose(t, &rem, &fixed, &mut chosen, &mut found);
+        }
+        for p in touched {
+            self.buckets[p].clear();
+        }
+        for (t, preset) in found {
+            self.new_pe(t, preset)?;
+        }
+        Ok(())
+    }
+
+    fn choose(
+        &self,
+        t: TransIdx,
+        rem: &[usize],
+        fixed: &[u32],
+        chosen: &mut Vec<u32>,
+        found: &mut Vec<(TransIdx, Vec<u32>)>,
+    ) {
+        let i = chosen.len();
+        if i == rem.len() {
+            let mut preset: Vec<u32> = fixed.iter().chain(chosen.iter()).copied().collect();
+            preset.sort_unstable();
+            found.push((t, preset));
+            return;
+        }
+        for &d in &self.buckets[rem[i]] {
+            if chosen.iter().all(|&x| self.is_co(x, d)) {
+                chosen.push(d);
+                self.choose(t, rem, fixed, chosen, found);
+                chosen.pop();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::net::{ArcKind, NetBuilder};
+
+    /// p0 -> a -> p1 -> b -> p0 plus q0 -> c -> q1: a cycle concurrent with a one-shot.
+    fn small() -> Net {
+        let mut b = NetBuilder::new("small");
+        let p0 = b.add_place("p0", None, 1).unwrap();
+        let p1 = b.add_place("p1", None, 0).unwrap();
+        let q0 = b.add_place("q0", None, 1).unwrap();
+        let q1 = b.add_place("q1", None, 0).unwrap();
+        let a = b.add_transition("a", None).unwrap();
+        let bb = b.add_transition("b", None).unwrap();
+        let c = b.add_transition("c", None).unwrap();
+        b.add_arc(p0, a, ArcKind::Input, 1).unwrap();
+        b.add_arc(p1, a, ArcKind::Output, 1).unwrap();
+        b.add_arc(p1, bb, ArcKind::Input, 1).unwrap();
+        b.add_arc(p0, bb, ArcKind::Output, 1).unwrap();
+        b.add_arc(q0, c, ArcKind::Input, 1).unwrap();
+        b.add_arc(q1, c, ArcKind::Output, 1).unwrap();
+        b.finish()
+    }
+
+    #[test]
+    fn cycle_and_one_shot() {
+        let net = small();
+        let r = unfold_prefix(
+            &net,
+            PrefixOptions {
+                order: Order::Mole,
+                deadlock: true,
+            },
+            &Limits::default(),
+            &mut |_| {},
+        )
+        .unwrap();
+        // Events: a, c, b (cutoff: back to p0 with q0 — the initial marking).
+        assert_eq!(r.prefix.events.len(), 3);
+        assert_eq!(r.prefix.cutoffs(), 1);
+        assert_eq!(r.prefix.conditions.len(), 5);
+        assert_eq!(r.deadlock, Some(DeadlockAnswer::Free));
+    }
+
+    #[test]
+    fn unsafe_net_is_refused() {
+        let mut b = NetBuilder::new("u");
+        let p = b.add_place("p", None, 1).unwrap();
+        let q = b.add_place("q", None, 0).unwrap();
+        let t = b.add_transition("t", None).unwrap();
+        b.add_arc(p, t, ArcKind::Input, 1).unwrap();
+        b.add_arc(p, t, ArcKind::Output, 1).unwrap();
+        b.add_arc(q, t, ArcKind::Output, 1).unwrap();
+        let net = b.finish();
+        let err = unfold_prefix(
+            &net,
+            PrefixOptions::default(),
+            &Limits::default(),
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert_eq!(err.place, "q");
+        assert_eq!(err.run, vec!["t", "t"]);
+    }
+}
