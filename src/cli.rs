@@ -53,6 +53,8 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Complete finite prefix of a safe net's unfolding (Esparza–Römer–Vogler).
     Prefix(PrefixArgs),
+    /// Run modes (and other tools) over benchmark suites, one CSV row per run.
+    Batch(crate::cli_batch::BatchArgs),
 }
 
 /// Options shared by the commands that print statistics.
@@ -216,6 +218,7 @@ pub fn run(cli: Cli, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         Command::Reach(args) => reach(&args, interrupt),
         Command::Convert(args) => convert(&args),
         Command::Prefix(args) => prefix(&args, interrupt),
+        Command::Batch(args) => crate::cli_batch::run(&args, interrupt),
     }
 }
 

@@ -3,6 +3,7 @@
 //! Data flows one way: file → [`formats`] → [`model`] → [`system::System`] → [`explore`] →
 //! [`report`].
 
+pub mod batch;
 pub mod explore;
 pub mod formats;
 pub mod model;

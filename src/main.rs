@@ -3,6 +3,7 @@
 //! limit).
 
 mod cli;
+mod cli_batch;
 mod cli_run;
 
 use std::process::ExitCode;

@@ -104,6 +104,8 @@ pub struct UdporStats {
     pub ended_by_cutoff: u64,
     /// Distinct states of visited configurations (with `record_states`).
     pub visited_states: Option<FxHashSet<Vec<u64>>>,
+    /// The deadlock states found (with `record_states`).
+    pub deadlock_states: Option<FxHashSet<Vec<u64>>>,
     /// Why the run stopped early, if it did.
     pub stopped: Option<StopReason>,
 }
@@ -171,6 +173,10 @@ struct Explorer<'s, S: System + ?Sized> {
     d: Vec<EventId>,
     in_d: Vec<bool>,
     rng: u64,
+    /// The run's limits, also checked inside long extension enumerations.
+    limits: Limits,
+    /// Histories tried since the last limit check.
+    tried: u64,
     deadlock_states: FxHashSet<Vec<u64>>,
     stats: UdporStats,
 }
@@ -219,10 +225,14 @@ pub fn explore_with_events<S: System + ?Sized>(
     with_events: bool,
 ) -> Result<UdporOutcome, Overflow> {
     let mut x = Explorer::new(sys, opts.clone());
+    x.limits = limits.clone();
     x.run(limits, progress)?;
     x.stats.events = x.store.len() as u64 - 1;
     x.stats.peak_u = x.stats.events;
     x.stats.store_bytes = x.store.bytes();
+    if opts.record_states {
+        x.stats.deadlock_states = Some(std::mem::take(&mut x.deadlock_states));
+    }
     let (events, conflicts) = if with_events {
         x.explored_events()
     } else {
@@ -286,6 +296,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             d: Vec::new(),
             in_d: vec![false],
             rng,
+            limits: Limits::default(),
+            tried: 0,
             deadlock_states: FxHashSet::default(),
             stats: UdporStats::default(),
         }
@@ -421,6 +433,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     frame.e = e;
                     frame.stage = Stage::AfterFirst;
                     self.push(e)?;
+                    if self.stats.stopped.is_some() {
+                        // A limit struck while extending: en(C ∪ {e}) is partial, stop here.
+                        return Ok(());
+                    }
                     frames.push(Frame {
                         a: rest,
                         stage: Stage::Start,
@@ -606,6 +622,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         floor: &[u32],
         out: &mut Vec<EventId>,
     ) -> Result<(), Overflow> {
+        if self.stats.stopped.is_some() {
+            return Ok(());
+        }
         if f == free.len() {
             // Consistency: the last event of [x_i] on slot j is at most x_j.
             for x in xs.iter() {
@@ -627,6 +646,13 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         loop {
             if cand.depth < floor[i] {
                 break;
+            }
+            self.tried += 1;
+            if self.tried.is_multiple_of(1 << 12)
+                && let Err(r) = self.limits.check_time()
+            {
+                self.stats.stopped = Some(r);
+                return Ok(());
             }
             xs[i] = cand;
             self.enumerate(t, slots, free, f + 1, xs, floor, out)?;

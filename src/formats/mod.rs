@@ -5,6 +5,7 @@
 
 pub mod pep;
 pub mod pnml;
+pub mod tsys;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

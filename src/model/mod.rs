@@ -2,3 +2,5 @@
 
 pub mod net;
 pub mod net_system;
+pub mod program;
+pub mod program_system;

@@ -1,0 +1,226 @@
+//! The default job through the real binary: `unfold FILE [--cutoffs] [--dot OUT]`.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command as Std;
+
+use common::unfold;
+use serde_json::Value;
+use unfold::formats::read_net;
+use unfold::model::net::Net;
+
+fn json_of(output: &[u8]) -> Value {
+    serde_json::from_slice(output).expect("one JSON object on standard output")
+}
+
+fn nets_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("nets")
+}
+
+#[test]
+fn the_one_line_use_works_and_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let dot = dir.path().join("out.dot");
+    let out = unfold()
+        .arg(nets_dir().join("philosophers-5.pnml"))
+        .args(["--cutoffs", "--dot"])
+        .arg(&dot)
+        .output()
+        .unwrap();
+    // The philosophers deadlock when all take their left fork: exit 1, with a witness.
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("deadlock witness: takeLeft_"), "{text}");
+    let dot_text = std::fs::read_to_string(&dot).unwrap();
+    assert!(dot_text.starts_with("digraph"));
+    let svg = Std::new("dot")
+        .args(["-Tsvg", "-o"])
+        .arg(dir.path().join("out.svg"))
+        .arg(&dot)
+        .output()
+        .expect("GraphViz `dot` is installed (CI installs graphviz)");
+    assert!(svg.status.success(), "{svg:?}");
+    assert!(
+        svg.stderr.is_empty(),
+        "dot warnings: {}",
+        String::from_utf8_lossy(&svg.stderr)
+    );
+}
+
+#[test]
+fn json_has_the_stable_fields() {
+    let out = unfold()
+        .arg(nets_dir().join("pairs-3.ll_net"))
+        .args(["--json", "-", "--no-fail"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let j = json_of(&out.stdout);
+    for key in [
+        "input",
+        "mode",
+        "complete",
+        "time_s",
+        "peak_bytes",
+        "maximal_configurations",
+        "events",
+        "cutoffs",
+        "blocked",
+        "deadlocks",
+        "peak_u",
+    ] {
+        assert!(j.get(key).is_some(), "missing {key} in {j}");
+    }
+    assert_eq!(j["maximal_configurations"], 8);
+    assert_eq!(j["events"], 6);
+    assert_eq!(j["deadlocks"], 8);
+    assert_eq!(j["complete"], true);
+}
+
+#[test]
+fn brute_force_check_agrees_with_the_dpor() {
+    for net in ["pairs-3.ll_net", "producer-consumer.pnml"] {
+        let path = nets_dir().join(net);
+        let run = |args: &[&str]| {
+            let out = unfold()
+                .args(args)
+                .arg(&path)
+                .args(["--json", "-", "--no-fail", "--max-depth", "12"])
+                .output()
+                .unwrap();
+            json_of(&out.stdout)
+        };
+        let dpor = run(&["run"]);
+        let brute = run(&["check", "--brute"]);
+        if brute["complete"] == true {
+            assert_eq!(
+                dpor["maximal_configurations"],
+                brute["maximal_configurations"]
+            );
+            assert_eq!(dpor["events"], brute["events"]);
+            assert_eq!(dpor["deadlocks"], brute["deadlocks"]);
+        } else {
+            // A cyclic net: both stop at the depth bound, incomplete, exit 3.
+            assert_eq!(dpor["complete"], false, "{net}");
+        }
+    }
+}
+
+#[test]
+fn max_depth_stops_a_cyclic_system_cleanly() {
+    let out = unfold()
+        .arg(nets_dir().join("ring-4.pnml"))
+        .args(["--max-depth", "30", "--json", "-", "--timeout", "20s"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let j = json_of(&out.stdout);
+    assert_eq!(j["complete"], false);
+}
+
+#[test]
+fn timeout_stops_with_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("pairs.ll_net");
+    let gen_net = Std::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/gen_net.py"))
+        .args(["pairs", "40", "--format", "pep", "-o"])
+        .arg(&net)
+        .status()
+        .unwrap();
+    assert!(gen_net.success());
+    let start = std::time::Instant::now();
+    let out = unfold()
+        .arg(&net)
+        .args(["--timeout", "1s", "--json", "-", "--no-fail"])
+        .output()
+        .unwrap();
+    assert!(start.elapsed().as_secs_f64() < 5.0);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let j = json_of(&out.stdout);
+    assert_eq!(j["complete"], false);
+    assert_eq!(j["stopped"], "timeout");
+    assert!(j["maximal_configurations"].as_u64().unwrap() > 0);
+}
+
+/// DOT snapshots of two small hand-made examples: the picture is stable text.
+#[test]
+fn dot_snapshots() {
+    for (net, args) in [
+        ("pairs-3.ll_net", vec![]),
+        ("readers-writer.ll_net", vec!["--cutoffs"]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let dot = dir.path().join("out.dot");
+        unfold()
+            .arg(nets_dir().join(net))
+            .args(&args)
+            .args(["--no-fail", "-q", "--dot"])
+            .arg(&dot)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&dot).unwrap();
+        insta::assert_snapshot!(net, text);
+    }
+}
+
+/// Whether the net's graph (places and transitions) has a cycle.
+fn has_cycle(net: &Net) -> bool {
+    // Transition graph: t -> u when t produces on a place u consumes from.
+    let (_, consumers) = net.place_neighbours();
+    let succ: Vec<Vec<u32>> = net
+        .transitions
+        .iter()
+        .map(|t| {
+            t.post
+                .iter()
+                .flat_map(|a| consumers[a.place as usize].iter().copied())
+                .collect()
+        })
+        .collect();
+    let mut colour = vec![0u8; succ.len()];
+    fn visit(v: usize, succ: &[Vec<u32>], colour: &mut [u8]) -> bool {
+        colour[v] = 1;
+        for &w in &succ[v] {
+            let w = w as usize;
+            if colour[w] == 1 || (colour[w] == 0 && visit(w, succ, colour)) {
+                return true;
+            }
+        }
+        colour[v] = 2;
+        false
+    }
+    (0..succ.len()).any(|v| colour[v] == 0 && visit(v, &succ, &mut colour))
+}
+
+/// Without cutoffs: acyclic nets run to completion; cyclic ones stop cleanly at the depth bound
+/// (or the time limit), incomplete, exit 3.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
+fn shared_nets_complete_or_stop_cleanly() {
+    let root = common::shared_nets();
+    let mut acyclic = 0;
+    for file in common::shared_net_files() {
+        if file.starts_with("pnml/col/") {
+            continue;
+        }
+        let path = root.join(&file);
+        let (net, _) = read_net(&path).unwrap();
+        let out = unfold()
+            .arg(&path)
+            .args(["--max-depth", "200", "--timeout", "3s", "--json", "-", "-q"])
+            .output()
+            .unwrap();
+        let j = json_of(&out.stdout);
+        if has_cycle(&net) {
+            assert_eq!(out.status.code(), Some(3), "{file}: {out:?}");
+            assert_eq!(j["complete"], false, "{file}");
+        } else {
+            acyclic += 1;
+            assert_eq!(j["complete"], true, "{file}: acyclic net not finished");
+            assert!(matches!(out.status.code(), Some(0 | 1)), "{file}");
+        }
+    }
+    println!("{acyclic} acyclic shared nets ran to completion");
+}

@@ -1,0 +1,175 @@
+//! The unfolding DPOR with cutoffs against explicit reachability on the shared nets
+//! (release only): the same deadlock markings, and the states of the visited configurations
+//! cover every reachable marking. Both adequate orders; several event-selection orders.
+
+mod common;
+
+use std::time::Duration;
+
+use rustc_hash::FxHashSet;
+use unfold::explore::limits::Limits;
+use unfold::explore::reach;
+use unfold::explore::udpor::{self, ExploredEvent, Pick, UdporOptions};
+use unfold::formats::read_net;
+use unfold::model::net_system::NetSystem;
+use unfold::system::System;
+use unfold::unfolding::order::Order;
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
+fn cutoffs_keep_deadlocks_and_reachable_states() {
+    let root = common::shared_nets();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for file in common::shared_net_files() {
+        if file.starts_with("pnml/col/") {
+            continue;
+        }
+        let (net, _) = read_net(&root.join(&file)).unwrap();
+        let mut sys = NetSystem::new(&net);
+        // Reach first, widening counters as `reach` does, so both use one encoding.
+        let limits = Limits::new(Some(Duration::from_secs(5)), None);
+        let r = loop {
+            match reach::explore(&sys, &limits, &mut |_| {}, &mut |_, _| {}) {
+                Ok(r) => break r,
+                Err(_) => sys = sys.widened().unwrap(),
+            }
+        };
+        if r.stopped.is_some() || r.space.len() > 100_000 {
+            println!("{file:45} skipped: more than 100 000 reachable states");
+            continue;
+        }
+        let reachable: FxHashSet<Vec<u64>> = (0..r.space.len())
+            .map(|i| r.space.state(i as u32).to_vec())
+            .collect();
+        let deadlocks: FxHashSet<Vec<u64>> = (0..r.space.len() as u32)
+            .map(|i| r.space.state(i))
+            .filter(|m| {
+                let mut en = Vec::new();
+                unfold::system::System::enabled(&sys, m, &mut en);
+                en.is_empty()
+            })
+            .map(|m| m.to_vec())
+            .collect();
+        for (order, pick) in [(Order::Erv, Pick::First), (Order::Size, Pick::Last)] {
+            let opts = UdporOptions {
+                cutoffs: Some(order),
+                pick,
+                record_states: true,
+                ..UdporOptions::default()
+            };
+            let limits = Limits::new(Some(Duration::from_secs(10)), None);
+            let outcome =
+                udpor::explore_with_events(&sys, &opts, &limits, &mut |_| {}, true).unwrap();
+            let mut u = outcome.stats;
+            let markings = configuration_states(&sys, &outcome.events, 30_000);
+            let visited = u.visited_states.take().unwrap();
+            let found = u.deadlock_states.take().unwrap();
+            let line = format!(
+                "{file:45} {order:?}/{pick:?}: reachable {:>7} covered {:>7} visited {:>7} \
+                 deadlocks {:>4}/{:<4} configurations {:>7} events {:>7} cutoffs {:>6}{}",
+                reachable.len(),
+                markings
+                    .as_ref()
+                    .map_or("too many".to_string(), |m| m.len().to_string()),
+                visited.len(),
+                found.len(),
+                deadlocks.len(),
+                u.maximal_configurations,
+                u.events,
+                u.cutoffs,
+                if u.complete() { "" } else { "  NOT FINISHED" }
+            );
+            println!("{line}");
+            if !visited.is_subset(&reachable) {
+                failures.push(format!("{line}: visits an unreachable state"));
+            }
+            if !found.is_subset(&deadlocks) {
+                failures.push(format!("{line}: a deadlock reach does not know"));
+            }
+            if let Some(m) = &markings
+                && !m.is_subset(&reachable)
+            {
+                failures.push(format!(
+                    "{line}: a configuration reaches an unreachable state"
+                ));
+            }
+            if u.complete() {
+                checked += 1;
+                if let Some(m) = &markings
+                    && m.len() != reachable.len()
+                {
+                    failures.push(format!("{line}: reachable states not covered"));
+                }
+                if found != deadlocks {
+                    failures.push(format!("{line}: deadlocks differ"));
+                }
+                assert_eq!(u.blocked, 0, "{line}");
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 40, "only {checked} runs finished");
+}
+
+/// The states of every configuration made of the non-cutoff events explored (a breadth-first
+/// search over configurations, adding one enabled event at a time), or `None` past `cap`
+/// configurations.
+fn configuration_states<S: System>(
+    sys: &S,
+    events: &[ExploredEvent],
+    cap: usize,
+) -> Option<FxHashSet<Vec<u64>>> {
+    let n = events.len();
+    // Local configurations as sorted index lists (event i is id i + 1).
+    let mut local: Vec<Vec<usize>> = Vec::with_capacity(n);
+    for (i, e) in events.iter().enumerate() {
+        let mut l: Vec<usize> = e.preds.iter().map(|&p| p as usize - 1).collect();
+        for &p in &e.preds {
+            l.extend_from_slice(&local[p as usize - 1]);
+        }
+        l.push(i);
+        l.sort_unstable();
+        l.dedup();
+        local.push(l);
+    }
+    let mut init = vec![0u64; sys.state_words()];
+    sys.initial_state(&mut init);
+    let mut seen: FxHashSet<Vec<usize>> = FxHashSet::default();
+    let mut states: FxHashSet<Vec<u64>> = FxHashSet::default();
+    // A configuration: its events, sorted.
+    let mut queue: Vec<(Vec<usize>, Vec<u64>)> = vec![(Vec::new(), init)];
+    seen.insert(Vec::new());
+    while let Some((config, state)) = queue.pop() {
+        states.insert(state.clone());
+        if seen.len() > cap {
+            return None;
+        }
+        'next: for (i, e) in events.iter().enumerate() {
+            if e.cutoff
+                || config.binary_search(&i).is_ok()
+                || !e
+                    .preds
+                    .iter()
+                    .all(|&p| config.binary_search(&(p as usize - 1)).is_ok())
+            {
+                continue;
+            }
+            // No event of the configuration outside [e] may be dependent with e.
+            for &j in &config {
+                if local[i].binary_search(&j).is_err() && sys.dependent(events[j].label, e.label) {
+                    continue 'next;
+                }
+            }
+            let mut next = config.clone();
+            let at = next.binary_search(&i).unwrap_err();
+            next.insert(at, i);
+            if seen.insert(next.clone()) {
+                let mut s = vec![0u64; state.len()];
+                sys.fire(&state, e.label, &mut s).unwrap();
+                queue.push((next, s));
+            }
+        }
+    }
+    Some(states)
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Speed of the unfolding DPOR on this machine, as Markdown tables:
+#   1. scalable families from tools/gen_net.py without cutoffs (pairs: 2^n maximal
+#      configurations of depth n; conflict: n configurations of depth 1): events/s, maximal
+#      configurations/s, bytes per event, and time per maximal configuration as n grows;
+#   2. shared nets with cutoffs, ERV and size orders: time, maximal configurations, events,
+#      cutoffs, peak memory.
+# Figures are single runs of `unfold ... --json - -q --no-fail` (time_s includes parsing).
+#
+# Usage: tools/bench_udpor.sh   (needs python3 and ../shared/nets beside the checkout)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+nets="$root/../shared/nets"
+cd "$root"
+cargo build --release --quiet
+bin="${CARGO_TARGET_DIR:-$root/target}/release/unfold"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+json() { python3 -c 'import json, sys; d = json.load(sys.stdin); print(" ".join(str(d.get(k, "")) for k in sys.argv[1:]))' "$@"; }
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+echo "Machine: $(nproc) cores, ${cpu:-unknown CPU}; $(date -u +%Y-%m-%d); $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo
+echo "| family | n | maximal configurations | events | time (s) | events/s | configurations/s | µs per configuration | bytes/event |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for spec in "pairs 10" "pairs 14" "pairs 16" "pairs 18" "conflict 1000" "conflict 4000"; do
+    set -- $spec
+    f="$tmp/$1-$2.ll_net"
+    python3 tools/gen_net.py "$1" "$2" --format pep -o "$f"
+    read -r mc ev t bytes < <("$bin" "$f" --json - -q --no-fail | json maximal_configurations events time_s store_bytes)
+    awk -v fam="$1" -v n="$2" -v mc="$mc" -v ev="$ev" -v t="$t" -v b="$bytes" 'BEGIN {
+        printf "| %s | %d | %d | %d | %.3f | %.0f | %.0f | %.2f | %.0f |\n", fam, n, mc, ev, t, ev / t, mc / t, t / mc * 1e6, b / ev }'
+done
+
+echo
+echo "| net | order | complete | maximal configurations | events | cutoffs | deadlocks | time (s) | peak memory |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
+for net in pnml/Philosophers-PT-000005.pnml pnml/Philosophers-PT-000010.pnml pnml/Peterson-PT-2.pnml \
+    pnml/Dekker-PT-010.pnml pnml/TokenRing-PT-005.pnml pnml/Raft-PT-02.pnml pep/dijkstra_2.ll_net \
+    pep/elevator_3.ll_net pep/key_3.sync.ll_net pep/rw_1w2r.ll_net pep/furnace_3.ll_net; do
+    [ -f "$nets/$net" ] || continue
+    for order in erv size; do
+        read -r c mc ev cut dl t peak < <("$bin" "$nets/$net" --cutoffs --order "$order" --timeout 60s \
+            --json - -q --no-fail | json complete maximal_configurations events cutoffs deadlocks time_s peak_bytes)
+        awk -v net="$net" -v o="$order" -v c="$c" -v mc="$mc" -v ev="$ev" -v cut="$cut" -v dl="$dl" -v t="$t" -v p="$peak" 'BEGIN {
+            printf "| %s | %s | %s | %d | %d | %d | %d | %.3f | %.1f MiB |\n", net, o, c, mc, ev, cut, dl, t, p / 1048576 }'
+    done
+done
