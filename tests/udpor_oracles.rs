@@ -35,8 +35,8 @@ fn cutoffs_keep_deadlocks_and_reachable_states() {
                 Err(_) => sys = sys.widened().unwrap(),
             }
         };
-        if r.stopped.is_some() || r.space.len() > 100_000 {
-            println!("{file:45} skipped: more than 100 000 reachable states");
+        if r.stopped.is_some() || r.space.len() > 50_000 {
+            println!("{file:45} skipped: more than 50 000 reachable states");
             continue;
         }
         let reachable: FxHashSet<Vec<u64>> = (0..r.space.len())
@@ -58,11 +58,15 @@ fn cutoffs_keep_deadlocks_and_reachable_states() {
                 record_states: true,
                 ..UdporOptions::default()
             };
-            let limits = Limits::new(Some(Duration::from_secs(10)), None);
+            let limits = Limits::new(Some(Duration::from_secs(5)), None);
             let outcome =
                 udpor::explore_with_events(&sys, &opts, &limits, &mut |_| {}, true).unwrap();
             let mut u = outcome.stats;
-            let markings = configuration_states(&sys, &outcome.events, 30_000);
+            let markings = if outcome.events.len() <= 3000 {
+                configuration_states(&sys, &outcome.events, 20_000)
+            } else {
+                None
+            };
             let visited = u.visited_states.take().unwrap();
             let found = u.deadlock_states.take().unwrap();
             let line = format!(
