@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
@@ -17,6 +17,7 @@ use unfold::explore::brute;
 use unfold::explore::reach::Witness;
 use unfold::explore::udpor::{self, Pick, UdporOptions};
 use unfold::model::net_system::NetSystem;
+use unfold::model::program_system::ProgramSystem;
 use unfold::report::dot::{EventGraph, EventNode, write_event_graph};
 use unfold::report::progress::Progress;
 use unfold::report::stats::Stats;
@@ -112,7 +113,6 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         bail!("no input file: unfold FILE, or unfold --help");
     };
     let limits = args.limits.limits(interrupt);
-    let (net, _) = read_net(file)?;
     let opts = UdporOptions {
         max_depth: args.max_depth,
         alt_k: args.alt,
@@ -128,23 +128,30 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         record_states: false,
     };
     let progress = Progress::spinner(args.output.quiet);
+    let mut on_progress = |p: udpor::UdporProgress| {
+        progress.set_message(|| {
+            format!(
+                "{} maximal configurations, {} events, depth {}",
+                p.maximal_configurations, p.events, p.depth
+            )
+        })
+    };
+    if is_program(file) {
+        let bytes = unfold::formats::load(file)?;
+        let program = unfold::formats::tsys::parse(&bytes, file)?;
+        let sys = ProgramSystem::new(&program).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+        let outcome =
+            udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, args.dot.is_some())
+                .map_err(|o| anyhow!("{}: {o}", file.display()))?;
+        progress.finish();
+        return report(&sys, &program.name, &outcome, args, file, &limits);
+    }
+    let (net, _) = read_net(file)?;
     // Counters start narrow and are widened when a count does not fit, as in `reach`.
     let mut sys = NetSystem::new(&net);
     let outcome = loop {
-        let r = udpor::explore_with_events(
-            &sys,
-            &opts,
-            &limits,
-            &mut |p| {
-                progress.set_message(|| {
-                    format!(
-                        "{} maximal configurations, {} events, depth {}",
-                        p.maximal_configurations, p.events, p.depth
-                    )
-                })
-            },
-            args.dot.is_some(),
-        );
+        let r =
+            udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, args.dot.is_some());
         match r {
             Ok(outcome) => break outcome,
             Err(overflow) => match sys.widened() {
@@ -154,6 +161,33 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         }
     };
     progress.finish();
+    report(&sys, &net.name, &outcome, args, file, &limits)
+}
+
+/// Whether `file` holds a `.tsys` program rather than a net (by extension, or by content that
+/// is neither XML nor PEP).
+fn is_program(file: &std::path::Path) -> bool {
+    if file.extension().is_some_and(|e| e == "tsys") {
+        return true;
+    }
+    match std::fs::read(file) {
+        Ok(bytes) => {
+            unfold::formats::sniff(&bytes, file).is_none()
+                && std::str::from_utf8(&bytes).is_ok_and(|t| t.contains("thread"))
+        }
+        Err(_) => false,
+    }
+}
+
+/// Prints the statistics of a DPOR run on `sys` (and its DOT picture), and maps the outcome.
+fn report<S: System + ?Sized>(
+    sys: &S,
+    name: &str,
+    outcome: &udpor::UdporOutcome,
+    args: &RunArgs,
+    file: &std::path::Path,
+    limits: &unfold::explore::limits::Limits,
+) -> Result<Outcome> {
     let stats = &outcome.stats;
     let complete = stats.complete();
     let mut out = Stats::new();
@@ -212,7 +246,7 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             }
         }
         Witness {
-            run: names(&sys, run),
+            run: names(sys, run),
             state: sys.describe_state(&state),
         }
     });
@@ -247,7 +281,7 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         let graph = EventGraph {
             caption: format!(
                 "{}: {} maximal configurations, {} events, {} cutoffs, {} deadlocks{}",
-                net.name,
+                name,
                 stats.maximal_configurations,
                 stats.events,
                 stats.cutoffs,

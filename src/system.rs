@@ -174,6 +174,19 @@ pub trait System {
         }
     }
 
+    /// Whether `state` is a normal end of the system (every thread finished), as opposed to a
+    /// deadlock. A state enabling no transition that is not terminal is a deadlock. Nets have
+    /// no notion of termination: every dead marking is a deadlock.
+    fn is_terminal(&self, _state: &[u64]) -> bool {
+        false
+    }
+
+    /// Whether `state` enables no transition and is not a normal end.
+    fn is_deadlock(&self, state: &[u64]) -> bool {
+        !(0..self.transition_count() as Transition).any(|t| self.is_enabled(state, t))
+            && !self.is_terminal(state)
+    }
+
     /// A readable rendering of a state, for witnesses and debugging.
     fn describe_state(&self, state: &[u64]) -> String;
 }

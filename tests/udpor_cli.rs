@@ -224,3 +224,25 @@ fn shared_nets_complete_or_stop_cleanly() {
     }
     println!("{acyclic} acyclic shared nets ran to completion");
 }
+
+/// `.tsys` programs run through the same default job (handlers treated naively).
+#[test]
+fn programs_run_through_the_default_job() {
+    let out = unfold()
+        .arg(nets_dir().join("programs/fig1.tsys"))
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let j = json_of(&out.stdout);
+    // Fig. 1 of the Event-DPOR paper: 4 Mazurkiewicz traces; a finished program is no deadlock.
+    assert_eq!(j["maximal_configurations"], 4);
+    assert_eq!(j["deadlocks"], 0);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.tsys");
+    std::fs::write(&bad, "var x;\nthread t { x = q; }\n").unwrap();
+    let out = unfold().arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("bad.tsys:2:"), "{err}");
+}

@@ -84,7 +84,9 @@ impl<S: System + ?Sized> Search<'_, S> {
         if en.is_empty() {
             self.stats.runs += 1;
             record(self.sys, &self.run, &mut self.traces, &mut self.events);
-            self.deadlocks.insert(state.to_vec());
+            if !self.sys.is_terminal(state) {
+                self.deadlocks.insert(state.to_vec());
+            }
             return Ok(());
         }
         if self.run.len() >= self.max_len {

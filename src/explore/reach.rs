@@ -330,7 +330,7 @@ pub fn explore<S: System>(
         current.copy_from_slice(space.state(id));
         enabled.clear();
         sys.enabled(&current, &mut enabled);
-        if enabled.is_empty() {
+        if enabled.is_empty() && !sys.is_terminal(&current) {
             deadlocks += 1;
             first_deadlock.get_or_insert(id);
             expanded += 1;

@@ -493,9 +493,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.stats.ended_by_cutoff += 1;
         }
         let state = &self.states[level * self.words..(level + 1) * self.words];
-        let any_enabled =
-            (0..self.sys.transition_count() as Transition).any(|t| self.sys.is_enabled(state, t));
-        if !any_enabled && self.deadlock_states.insert(state.to_vec()) {
+        if self.sys.is_deadlock(state) && self.deadlock_states.insert(state.to_vec()) {
             self.stats.deadlocks += 1;
             if self.deadlock_events.len() < 256 {
                 self.deadlock_events.extend(self.c.iter().copied());

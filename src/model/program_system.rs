@@ -832,6 +832,19 @@ impl System for ProgramSystem {
         self.words
     }
 
+    /// A normal end: no instance is pending or running. Messages never posted, instances
+    /// stopped by a failed assertion (reported as such, not as deadlocks) and instances blocked
+    /// for good by a false `assume` or an exhausted loop bound (a discarded execution) count as
+    /// ended; a thread waiting for a lock does not.
+    fn is_terminal(&self, state: &[u64]) -> bool {
+        (0..self.instances.len() as InstanceId).all(|i| {
+            matches!(
+                self.status(state, i),
+                Status::Done | Status::Unposted | Status::Failed | Status::Blocked
+            )
+        })
+    }
+
     fn initial_state(&self, out: &mut [u64]) {
         out.copy_from_slice(&self.initial);
     }
