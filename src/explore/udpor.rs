@@ -23,9 +23,18 @@
 //! `k` unjustified events (k-partial alternatives, QPOR, CAV 2018): polynomial, complete, but
 //! some runs may end blocked, and those are counted.
 //!
+//! Cutoffs (optional): an event whose state an earlier event reached with a smaller local
+//! configuration (McMillan's size order or the total ERV order) is recorded but never enters
+//! `U`: never extended, picked, or part of an alternative.
+//!
 //! Every event ever built stays in the event store, so `U` only grows and `Remove` is the
-//! identity here: keeping more than `Q(C, D, U)` keeps the exploration complete and optimal.
-//! The memory-bounded garbage set comes with cutoffs.
+//! identity here: keeping more than `Q(C, D, U)` keeps the exploration complete and optimal,
+//! at the price of memory. The memory-bounded garbage set (moving what `Q` does not need out of
+//! `U`, evicting it least recently used first) is not built yet.
+//!
+//! Known cost: the enumeration of new extensions tries every consistent choice of positions on
+//! the slot chains of `C` and checks enabledness only at the end, which is exponential in the
+//! number of slots of a transition on some nets; the limits are checked inside it.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
