@@ -194,8 +194,8 @@ fn has_cycle(net: &Net) -> bool {
     (0..succ.len()).any(|v| colour[v] == 0 && visit(v, &succ, &mut colour))
 }
 
-/// Without cutoffs: acyclic nets run to completion; cyclic ones stop cleanly at the depth bound
-/// (or the time limit), incomplete, exit 3.
+/// Without cutoffs: acyclic nets run to completion; cyclic ones either finish (their runs may
+/// still be finite) or stop cleanly at the depth bound or the time limit, incomplete, exit 3.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
 fn shared_nets_complete_or_stop_cleanly() {
@@ -214,8 +214,12 @@ fn shared_nets_complete_or_stop_cleanly() {
             .unwrap();
         let j = json_of(&out.stdout);
         if has_cycle(&net) {
-            assert_eq!(out.status.code(), Some(3), "{file}: {out:?}");
-            assert_eq!(j["complete"], false, "{file}");
+            // A cyclic net may still have only finite runs; otherwise it stops cleanly.
+            match out.status.code() {
+                Some(3) => assert_eq!(j["complete"], false, "{file}"),
+                Some(0 | 1) => assert_eq!(j["complete"], true, "{file}"),
+                other => panic!("{file}: exit {other:?}: {out:?}"),
+            }
         } else {
             acyclic += 1;
             assert_eq!(j["complete"], true, "{file}: acyclic net not finished");

@@ -40,7 +40,7 @@ for net in pnml/Philosophers-PT-000005.pnml pnml/Philosophers-PT-000010.pnml pnm
     pep/elevator_3.ll_net pep/key_3.sync.ll_net pep/rw_1w2r.ll_net pep/furnace_3.ll_net; do
     [ -f "$nets/$net" ] || continue
     for order in erv size; do
-        read -r c mc ev cut dl t peak < <("$bin" "$nets/$net" --cutoffs --order "$order" --timeout 60s \
+        read -r c mc ev cut dl t peak < <("$bin" "$nets/$net" --cutoffs --order "$order" --timeout 10s \
             --json - -q --no-fail | json complete maximal_configurations events cutoffs deadlocks time_s peak_bytes)
         awk -v net="$net" -v o="$order" -v c="$c" -v mc="$mc" -v ev="$ev" -v cut="$cut" -v dl="$dl" -v t="$t" -v p="$peak" 'BEGIN {
             printf "| %s | %s | %s | %d | %d | %d | %d | %.3f | %.1f MiB |\n", net, o, c, mc, ev, cut, dl, t, p / 1048576 }'
