@@ -1,32 +1,11 @@
 //! Malformed PEP nets given to the real binary: `unfold info` exits with code 2 and prints one
 //! line naming the file, the position and what is wrong.
 
-use std::path::PathBuf;
+mod common;
 
-/// Writes `content` to a fresh file, runs `unfold info` on it, and checks the exit code and
-/// the one-line message: `<file>:<line>:<col>:` and every word of `words`.
+/// `unfold info` refuses `content` at `line:col` with a message containing `words`.
 fn rejects(content: &[u8], line: u32, col: u32, words: &[&str]) {
-    let dir = tempfile::tempdir().unwrap();
-    let path: PathBuf = dir.path().join("bad.ll_net");
-    std::fs::write(&path, content).unwrap();
-    let out = assert_cmd::Command::cargo_bin("unfold")
-        .unwrap()
-        .arg("info")
-        .arg(&path)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(
-        stderr.trim_end().lines().count(),
-        1,
-        "not one line: {stderr}"
-    );
-    let at = format!("{}:{line}:{col}:", path.display());
-    assert!(stderr.contains(&at), "no '{at}' in: {stderr}");
-    for w in words {
-        assert!(stderr.contains(w), "no '{w}' in: {stderr}");
-    }
+    common::info_rejects("bad.ll_net", content, line as usize, col as usize, words);
 }
 
 const HEAD: &str = "PEP\nPTNet\nFORMAT_N\n";

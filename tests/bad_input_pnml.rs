@@ -1,7 +1,7 @@
 //! Malformed PNML files given to the real binary: `unfold info` exits with code 2 and prints one
 //! line naming the file, the position and what is wrong.
 
-use std::path::PathBuf;
+mod common;
 
 /// The 1-based line and column of byte `offset` of `text`.
 fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
@@ -22,30 +22,9 @@ fn at(text: &str, needle: &str, skip: usize) -> (usize, usize) {
     line_col(text.as_bytes(), offset + skip)
 }
 
-/// Writes `content` to a fresh `.pnml` file, runs `unfold info` on it, and checks the exit
-/// code and the one-line message: `<file>:<line>:<col>:` and every word of `words`.
+/// `unfold info` refuses `content` at `(line, col)` with a message containing `words`.
 fn rejects(content: &[u8], (line, col): (usize, usize), words: &[&str]) {
-    let dir = tempfile::tempdir().unwrap();
-    let path: PathBuf = dir.path().join("bad.pnml");
-    std::fs::write(&path, content).unwrap();
-    let out = assert_cmd::Command::cargo_bin("unfold")
-        .unwrap()
-        .arg("info")
-        .arg(&path)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(
-        stderr.trim_end().lines().count(),
-        1,
-        "not one line: {stderr}"
-    );
-    let at = format!("{}:{line}:{col}:", path.display());
-    assert!(stderr.contains(&at), "no '{at}' in: {stderr}");
-    for w in words {
-        assert!(stderr.contains(w), "no '{w}' in: {stderr}");
-    }
+    common::info_rejects("bad.pnml", content, line, col, words);
 }
 
 const PTNET: &str = "http://www.pnml.org/version-2009/grammar/ptnet";

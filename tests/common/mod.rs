@@ -54,3 +54,24 @@ pub fn shared_net_files() -> Vec<String> {
 pub fn unfold() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("unfold").unwrap()
 }
+
+/// Writes `content` to a fresh file named `name`, runs `unfold info` on it, and checks the
+/// exit code (2) and the one-line message: `<file>:<line>:<col>:` and every word of `words`.
+pub fn info_rejects(name: &str, content: &[u8], line: usize, col: usize, words: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, content).unwrap();
+    let out = unfold().arg("info").arg(&path).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "not one line: {stderr}"
+    );
+    let at = format!("{}:{line}:{col}:", path.display());
+    assert!(stderr.contains(&at), "no '{at}' in: {stderr}");
+    for w in words {
+        assert!(stderr.contains(w), "no '{w}' in: {stderr}");
+    }
+}
