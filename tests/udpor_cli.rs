@@ -201,6 +201,7 @@ fn has_cycle(net: &Net) -> bool {
 fn shared_nets_complete_or_stop_cleanly() {
     let root = common::shared_nets();
     let mut acyclic = 0;
+    let mut unfinished = Vec::new();
     for file in common::shared_net_files() {
         if file.starts_with("pnml/col/") {
             continue;
@@ -209,24 +210,47 @@ fn shared_nets_complete_or_stop_cleanly() {
         let (net, _) = read_net(&path).unwrap();
         let out = unfold()
             .arg(&path)
-            .args(["--max-depth", "200", "--timeout", "3s", "--json", "-", "-q"])
+            .args([
+                "--max-depth",
+                "200",
+                "--timeout",
+                "3s",
+                "--json",
+                "-",
+                "-q",
+                "--no-fail",
+            ])
             .output()
             .unwrap();
         let j = json_of(&out.stdout);
         if has_cycle(&net) {
             // A cyclic net may still have only finite runs; otherwise it stops cleanly.
+            // (`--no-fail`: a deadlock found does not hide an incomplete run behind exit 1.)
             match out.status.code() {
                 Some(3) => assert_eq!(j["complete"], false, "{file}"),
-                Some(0 | 1) => assert_eq!(j["complete"], true, "{file}"),
+                Some(0) => assert_eq!(j["complete"], true, "{file}"),
                 other => panic!("{file}: exit {other:?}: {out:?}"),
             }
         } else {
             acyclic += 1;
-            assert_eq!(j["complete"], true, "{file}: acyclic net not finished");
-            assert!(matches!(out.status.code(), Some(0 | 1)), "{file}");
+            if out.status.code() == Some(3) {
+                assert_eq!(j["complete"], false, "{file}");
+                unfinished.push(file.clone());
+            } else {
+                assert_eq!(j["complete"], true, "{file}: acyclic net not finished");
+                assert_eq!(out.status.code(), Some(0), "{file}");
+            }
         }
     }
-    println!("{acyclic} acyclic shared nets ran to completion");
+    println!("{acyclic} acyclic shared nets; not finished in 3 s: {unfinished:?}");
+    // HouseConstruction-PT-00002 is acyclic but not safe: its unfolding has over 287 000
+    // events (measured: 84 052 maximal configurations in 60 s, still incomplete).
+    assert!(
+        unfinished
+            .iter()
+            .all(|f| f == "pnml/HouseConstruction-PT-00002.pnml"),
+        "acyclic nets that did not finish: {unfinished:?}"
+    );
 }
 
 /// `.tsys` programs run through the same default job (handlers treated naively).
