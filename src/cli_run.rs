@@ -15,10 +15,12 @@ use crate::cli::{
 };
 use unfold::explore::brute;
 use unfold::explore::reach::Witness;
-use unfold::explore::udpor::{self, Pick, UdporOptions};
+use unfold::explore::udpor::{self, Cache, Pick, UdporOptions};
 use unfold::model::net_system::NetSystem;
 use unfold::model::program_system::ProgramSystem;
-use unfold::report::dot::{EventGraph, EventNode, write_event_graph};
+use unfold::report::dot::{
+    ConditionNode, EventGraph, EventNode, net_conditions, write_event_graph,
+};
 use unfold::report::progress::Progress;
 use unfold::report::stats::Stats;
 use unfold::system::{System, Transition};
@@ -44,6 +46,16 @@ pub enum OrderArg {
     /// Esparza–Römer–Vogler: size, Parikh vector, Foata normal form (total).
     #[default]
     Erv,
+}
+
+/// What becomes of the events `Remove` takes out of `U`.
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+pub enum CacheArg {
+    /// Keep them as a cache while `--mem-limit` allows (least recently used evicted first).
+    #[default]
+    On,
+    /// Drop them at every Remove (smallest memory; events are rebuilt when needed again).
+    Off,
 }
 
 /// `unfold run` (and `unfold FILE`).
@@ -72,10 +84,17 @@ pub struct RunArgs {
     /// The adequate order deciding cutoffs.
     #[arg(long, value_enum, default_value_t = OrderArg::Erv)]
     pub order: OrderArg,
+    /// The cache of events taken out of `U` (the garbage set G), bounded by `--mem-limit`.
+    #[arg(long, value_enum, default_value_t = CacheArg::On)]
+    pub cache: CacheArg,
     /// Write the explored events as a GraphViz DOT graph to OUT.
     #[arg(long, value_name = "OUT")]
     pub dot: Option<PathBuf>,
-    /// Refuse DOT renderings with more events than this.
+    /// Draw the occurrence-net view in `--dot`: conditions as circles between the events, as
+    /// Cunf and Mole draw prefixes (safe nets only).
+    #[arg(long, requires = "dot")]
+    pub dot_conditions: bool,
+    /// Refuse DOT renderings with more nodes than this.
     #[arg(long, value_name = "N", default_value_t = 2000)]
     pub dot_limit: usize,
     #[command(flatten)]
@@ -126,6 +145,10 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             OrderArg::Erv => Order::Erv,
         }),
         record_states: false,
+        cache: match args.cache {
+            CacheArg::On => Cache::Bounded,
+            CacheArg::Off => Cache::Off,
+        },
     };
     let progress = Progress::spinner(args.output.quiet);
     let mut on_progress = |p: udpor::UdporProgress| {
@@ -137,6 +160,12 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         })
     };
     if is_program(file) {
+        if args.dot_conditions {
+            bail!(
+                "{}: --dot-conditions draws nets only (a program has no conditions)",
+                file.display()
+            );
+        }
         let bytes = unfold::formats::load(file)?;
         let program = unfold::formats::tsys::parse(&bytes, file)?;
         let sys = ProgramSystem::new(&program).map_err(|e| anyhow!("{}: {e}", file.display()))?;
@@ -144,7 +173,15 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, args.dot.is_some())
                 .map_err(|o| anyhow!("{}: {o}", file.display()))?;
         progress.finish();
-        return report(&sys, &program.name, &outcome, args, file, &limits);
+        return report(
+            &sys,
+            &program.name,
+            &outcome,
+            Vec::new(),
+            args,
+            file,
+            &limits,
+        );
     }
     let (net, _) = read_net(file)?;
     // Counters start narrow and are widened when a count does not fit, as in `reach`.
@@ -161,7 +198,12 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         }
     };
     progress.finish();
-    report(&sys, &net.name, &outcome, args, file, &limits)
+    let conditions = if args.dot_conditions {
+        net_conditions(&net, &outcome.events).map_err(|e| anyhow!("{}: {e}", file.display()))?
+    } else {
+        Vec::new()
+    };
+    report(&sys, &net.name, &outcome, conditions, args, file, &limits)
 }
 
 /// Whether `file` holds a `.tsys` program rather than a net (by extension, or by content that
@@ -184,6 +226,7 @@ fn report<S: System + ?Sized>(
     sys: &S,
     name: &str,
     outcome: &udpor::UdporOutcome,
+    conditions: Vec<ConditionNode>,
     args: &RunArgs,
     file: &std::path::Path,
     limits: &unfold::explore::limits::Limits,
@@ -227,6 +270,12 @@ fn report<S: System + ?Sized>(
     out.add("blocked", "blocked", stats.blocked);
     out.add("deadlocks", "deadlocks", stats.deadlocks);
     out.add("peak_u", "peak |U|", stats.peak_u);
+    out.add("peak_g", "peak |G|", stats.peak_g);
+    out.add("event_creations", "event creations", stats.event_creations);
+    out.add("cache_hits", "cache hits", stats.cache_hits);
+    out.add("cache_misses", "cache misses", stats.cache_misses);
+    out.add("cache_evictions", "cache evictions", stats.cache_evictions);
+    out.add_json("explorer_bytes", stats.peak_bytes);
     out.add(
         "max_configuration_size",
         "largest configuration",
@@ -300,6 +349,7 @@ fn report<S: System + ?Sized>(
                 })
                 .collect(),
             conflicts: outcome.conflicts.clone(),
+            conditions,
         };
         let mut text = Vec::new();
         write_event_graph(&graph, args.dot_limit, &mut text)

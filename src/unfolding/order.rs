@@ -39,6 +39,20 @@ pub struct ConfigKey {
     foata: Vec<Parikh>,
 }
 
+impl ConfigKey {
+    /// Bytes this key holds on the heap.
+    pub fn heap_bytes(&self) -> u64 {
+        let pair = std::mem::size_of::<(Transition, u32)>();
+        (self.parikh.capacity() * pair
+            + self.foata.capacity() * std::mem::size_of::<Parikh>()
+            + self
+                .foata
+                .iter()
+                .map(|l| l.capacity() * pair)
+                .sum::<usize>()) as u64
+    }
+}
+
 fn parikh_of(mut labels: Vec<Transition>) -> Parikh {
     labels.sort_unstable();
     let mut out: Parikh = Vec::new();
