@@ -191,17 +191,38 @@ fn decide_with(
     if property == Property::StableMarking && watch.stable.is_empty() {
         watch.decided = Some((false, "the net has no place".into(), None));
     }
-    let out = reach::explore(sys, limits, progress, &mut |id, m| {
+    let explored = reach::explore(sys, limits, progress, &mut |id, m| {
         watch.observe(id, m);
         if watch.decided.is_some()
             && let Some(flag) = early_stop
         {
             flag.store(true, Ordering::Relaxed);
         }
-    })?;
+    });
+    // Lowered before anything else, so that a pass restarted with wider counters is not
+    // stopped by this one's decision.
     if let Some(flag) = early_stop {
         flag.store(false, Ordering::Relaxed);
     }
+    let out = match explored {
+        Ok(out) => out,
+        // The markings seen before a count overflowed were represented exactly: a verdict they
+        // proved stands (without its run, which went with the pass).
+        Err(overflow) => match watch.decided {
+            Some((verdict, why, _)) => {
+                return Ok(GlobalRun {
+                    verdict: Some(verdict),
+                    evidence: Some(why),
+                    states: 0,
+                    early: true,
+                    stopped: None,
+                    counter_bits: sys.bits(),
+                    bytes: 0,
+                });
+            }
+            None => return Err(overflow),
+        },
+    };
     let mut run = GlobalRun {
         verdict: None,
         evidence: None,
@@ -615,6 +636,38 @@ mod tests {
         )
         .unwrap();
         assert_eq!((full.verdict, full.states), (Some(true), 1 << 16));
+    }
+
+    #[test]
+    fn early_verdict_survives_a_counter_overflow() {
+        // a, b marked; t1: a -> c, t2: b -> c, t3: c -> d. Quasi-liveness is decided on the
+        // first successor (t3 enabled there), then expanding it fires t2 into the marked c,
+        // which overflows the 1-bit counters before the stop request is seen: the verdict
+        // stands, and the pass restarted with wider counters is not stopped by it.
+        let mut b = NetBuilder::new("two-producers");
+        let a = b.add_place("a", None, 1).unwrap();
+        let bb = b.add_place("b", None, 1).unwrap();
+        let c = b.add_place("c", None, 0).unwrap();
+        let d = b.add_place("d", None, 0).unwrap();
+        for (name, from, to) in [("t1", a, c), ("t2", bb, c), ("t3", c, d)] {
+            let t = b.add_transition(name, None).unwrap();
+            b.add_arc(from, t, ArcKind::Input, 1).unwrap();
+            b.add_arc(to, t, ArcKind::Output, 1).unwrap();
+        }
+        let net = b.finish();
+        let flag = std::sync::Arc::new(AtomicBool::new(false));
+        let limits = Limits::default().with_interrupt_flag(flag.clone());
+        let run = decide(
+            &net,
+            Property::QuasiLiveness,
+            &limits,
+            Some(&flag),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(run.verdict, Some(true));
+        assert!(!flag.load(Ordering::Relaxed));
+        assert_eq!(decide_all(&net)[1], Some(false), "not 1-safe");
     }
 
     #[test]
