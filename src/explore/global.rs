@@ -355,9 +355,9 @@ fn bottom_components(
 ) -> Result<Components, Overflow> {
     let n = space.len();
     let nt = sys.transition_count();
-    // index, lowlink (u32 each), the component stack and the call stack (at most n entries of
-    // 4 and 8 bytes), and two bits per state.
-    let need = space.bytes() + n as u64 * (4 + 4 + 4 + 8) + n as u64 / 4;
+    // Per state: index and lowlink (4 bytes each), at most one entry on the component stack (4)
+    // and on the call stack (8), and two flags (1 byte each).
+    let need = space.bytes() + n as u64 * (4 + 4 + 4 + 8 + 1 + 1);
     if limits.check_memory(need).is_err() {
         return Ok(Components::Stopped(StopReason::MemoryLimit, need));
     }
