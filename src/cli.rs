@@ -55,6 +55,8 @@ pub enum Command {
     Prefix(PrefixArgs),
     /// Run modes (and other tools) over benchmark suites, one CSV row per run.
     Batch(crate::cli_batch::BatchArgs),
+    /// Model Checking Contest entry point: answer $BK_EXAMINATION on ./model.pnml.
+    Mcc(crate::cli_mcc::MccArgs),
 }
 
 /// Options shared by the commands that print statistics.
@@ -219,6 +221,7 @@ pub fn run(cli: Cli, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         Command::Convert(args) => convert(&args),
         Command::Prefix(args) => prefix(&args, interrupt),
         Command::Batch(args) => crate::cli_batch::run(&args, interrupt),
+        Command::Mcc(args) => crate::cli_mcc::run(&args, interrupt),
     }
 }
 

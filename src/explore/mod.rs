@@ -2,6 +2,7 @@
 //! answers such as token bounds, the net model), never the file a model came from.
 
 pub mod brute;
+pub mod global;
 pub mod limits;
 pub mod prefix;
 pub mod reach;

@@ -241,6 +241,11 @@ impl StateSpace {
         self.insert_hashed(state, hash_words(state), parent)
     }
 
+    /// The id of `state`, if it was reached.
+    pub fn lookup(&self, state: &[u64]) -> Option<StateId> {
+        self.find(state, hash_words(state)).ok()
+    }
+
     /// The firing sequence of the BFS tree from the initial state to `id` (a shortest run).
     pub fn path_to(&self, mut id: StateId) -> Vec<Transition> {
         let mut path = Vec::new();
