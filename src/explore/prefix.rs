@@ -285,18 +285,23 @@ struct Walk {
 }
 
 impl Walk {
-    /// Collects into `self.events` the events of the histories of `preset`'s producers.
-    fn history(&mut self, prefix: &Prefix, preset: &[u32]) {
-        if self.stamp.len() < prefix.events.len() {
-            self.stamp.resize(prefix.events.len().max(1024) * 2, 0);
+    /// Starts a walk over a prefix of `events` events: a fresh stamp, an empty stack.
+    fn begin(&mut self, events: usize) {
+        if self.stamp.len() < events {
+            self.stamp.resize(events.max(1024) * 2, 0);
         }
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.stamp.iter_mut().for_each(|s| *s = 0);
             self.epoch = 1;
         }
-        self.events.clear();
         self.stack.clear();
+    }
+
+    /// Collects into `self.events` the events of the histories of `preset`'s producers.
+    fn history(&mut self, prefix: &Prefix, preset: &[u32]) {
+        self.begin(prefix.events.len());
+        self.events.clear();
         for &c in preset {
             let p = prefix.conditions[c as usize].producer;
             if p != NONE && self.stamp[p as usize] != self.epoch {
@@ -363,6 +368,8 @@ struct Unfolder<'n> {
     heap: Heap,
     table: FxHashMap<Box<[u64]>, u32>,
     walk: Walk,
+    /// The transition of every event (dense, for history walks).
+    ev_trans: Vec<TransIdx>,
     // Scratch.
     tcount: Vec<u32>,
     ttouched: Vec<u32>,
@@ -471,6 +478,7 @@ impl<'n> Unfolder<'n> {
             heap: Heap::default(),
             table: FxHashMap::default(),
             walk: Walk::default(),
+            ev_trans: Vec::new(),
             tcount: vec![0; nt],
             ttouched: Vec::new(),
             t_stamp: vec![0; nt],
@@ -631,7 +639,6 @@ impl<'n> Unfolder<'n> {
     /// Builds the possible extension `(t, preset)`: size, depth, Parikh vector and marking of
     /// its local configuration.
     fn new_pe(&mut self, t: TransIdx, preset: Vec<u32>) -> Result<(), NotSafe> {
-        self.walk.history(&self.prefix, &preset);
         let mut depth = 0;
         for &c in &preset {
             let p = self.prefix.conditions[c as usize].producer;
@@ -639,7 +646,6 @@ impl<'n> Unfolder<'n> {
                 depth = depth.max(self.prefix.events[p as usize].depth);
             }
         }
-        let size = self.walk.events.len() as u32 + 1;
         if self.trs[t as usize].multi_out {
             let producers: Vec<u32> = preset
                 .iter()
@@ -652,34 +658,21 @@ impl<'n> Unfolder<'n> {
                 .map_or(0, |a| a.0);
             return Err(self.not_safe(p, &producers, Some(t)));
         }
-        // Parikh vector and marking (by parity, see `Tr::delta`).
+        let size = self.count_history(&preset, t);
+        // The marking by parity (see `Tr::delta`): only transitions occurring an odd number of
+        // times change it, so it costs the Parikh vector's length, not the history's.
         let mut marking = self.m0.clone();
-        self.ttouched.clear();
-        {
-            let tcount = &mut self.tcount[..];
-            let ttouched = &mut self.ttouched;
-            let mut account = |t: TransIdx| {
-                let n = &mut tcount[t as usize];
-                if *n == 0 {
-                    ttouched.push(t);
-                }
-                *n += 1;
-                for &(w, mask) in &self.trs[t as usize].delta {
-                    marking[w as usize] ^= mask;
-                }
-            };
-            for &e in &self.walk.events {
-                account(self.prefix.events[e as usize].transition);
-            }
-            account(t);
-        }
         self.ttouched.sort_unstable();
         let parikh: Box<[(u32, u32)]> = self
             .ttouched
             .iter()
             .map(|&t| {
-                let n = self.tcount[t as usize];
-                self.tcount[t as usize] = 0;
+                let n = std::mem::take(&mut self.tcount[t as usize]);
+                if n % 2 == 1 {
+                    for &(w, mask) in &self.trs[t as usize].delta {
+                        marking[w as usize] ^= mask;
+                    }
+                }
                 (t, n)
             })
             .collect();
@@ -695,6 +688,50 @@ impl<'n> Unfolder<'n> {
             seq,
         });
         Ok(())
+    }
+
+    /// Walks the local configuration of the extension `(t, preset)` once, counting its
+    /// transitions into `tcount` (the ones seen listed in `ttouched`); returns its size.
+    fn count_history(&mut self, preset: &[u32], t: TransIdx) -> u32 {
+        let Unfolder {
+            prefix,
+            walk,
+            ev_trans,
+            tcount,
+            ttouched,
+            ..
+        } = self;
+        walk.begin(prefix.events.len());
+        ttouched.clear();
+        let epoch = walk.epoch;
+        let (stamp, stack) = (&mut walk.stamp[..], &mut walk.stack);
+        for &c in preset {
+            let p = prefix.conditions[c as usize].producer;
+            if p != NONE && stamp[p as usize] != epoch {
+                stamp[p as usize] = epoch;
+                stack.push(p);
+            }
+        }
+        let mut size = 1;
+        let mut count = |t: TransIdx| {
+            let n = &mut tcount[t as usize];
+            if *n == 0 {
+                ttouched.push(t);
+            }
+            *n += 1;
+        };
+        count(t);
+        while let Some(e) = stack.pop() {
+            size += 1;
+            count(ev_trans[e as usize]);
+            for &p in prefix.causes(e) {
+                if stamp[p as usize] != epoch {
+                    stamp[p as usize] = epoch;
+                    stack.push(p);
+                }
+            }
+        }
+        size
     }
 
     /// Turns a possible extension into an event, decides whether it is a cutoff, and extends.
@@ -731,6 +768,7 @@ impl<'n> Unfolder<'n> {
             });
         }
         let post_len = tr.post.len() as u32;
+        self.ev_trans.push(pe.t);
         self.prefix.events.push(Event {
             transition: pe.t,
             cutoff,
