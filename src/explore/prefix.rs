@@ -34,6 +34,7 @@
 //! token, so the check fires before any wrong marking can matter.) Read arcs are unfolded as
 //! self-loops (consume and produce the place).
 
+pub mod co;
 pub mod deadlock;
 pub mod heap;
 pub mod order;
@@ -45,6 +46,7 @@ use rustc_hash::FxHashMap;
 
 use super::limits::{Limits, StopReason};
 use crate::model::net::{Net, PlaceIdx, TransIdx};
+use co::CoRelation;
 use heap::Heap;
 pub use order::Order;
 
@@ -360,8 +362,7 @@ struct Unfolder<'n> {
     words: usize,
     m0: Vec<u64>,
     prefix: Prefix,
-    co: Vec<Vec<u32>>,
-    co_entries: u64,
+    co: CoRelation,
     pes: Vec<Option<Pe>>,
     free_pes: Vec<u32>,
     seq: u32,
@@ -470,8 +471,7 @@ impl<'n> Unfolder<'n> {
             words,
             m0,
             prefix: Prefix::default(),
-            co: Vec::new(),
-            co_entries: 0,
+            co: CoRelation::default(),
             pes: Vec::new(),
             free_pes: Vec::new(),
             seq: 0,
@@ -495,8 +495,7 @@ impl<'n> Unfolder<'n> {
         let pe_bytes: u64 = self.heap.len() as u64
             * (std::mem::size_of::<Pe>() as u64 + 8 * self.words as u64 + 32);
         self.prefix.bytes()
-            + self.co_entries * 4
-            + self.co.capacity() as u64 * 24
+            + self.co.bytes()
             + self.table.len() as u64 * (self.words as u64 * 8 + 32)
             + pe_bytes
             + self.heap.bytes()
@@ -541,10 +540,7 @@ impl<'n> Unfolder<'n> {
         let n0 = self.prefix.conditions.len() as u32;
         self.prefix.initial = n0;
         self.prefix.pred_start.push(0);
-        for c in 0..n0 {
-            self.co.push((0..n0).filter(|&d| d != c).collect());
-            self.co_entries += n0.saturating_sub(1) as u64;
-        }
+        self.co.add_initial(n0);
         self.table.insert(self.m0.clone().into_boxed_slice(), NONE);
         // Transitions without preset: enabled forever.
         for t in 0..self.trs.len() {
@@ -782,7 +778,7 @@ impl<'n> Unfolder<'n> {
         });
         let new = post_start..post_start + post_len;
         // base = the conditions concurrent with all of •e.
-        let base = self.intersect_co(&pe.preset);
+        let base = self.co.intersect(&self.prefix, &pe.preset);
         self.epoch += 1;
         let epoch = self.epoch;
         for &(p, _) in &self.trs[pe.t as usize].post {
@@ -796,62 +792,11 @@ impl<'n> Unfolder<'n> {
             let producer = self.prefix.conditions[d as usize].producer;
             return Err(self.not_safe(place, &[e, producer], None));
         }
+        self.co.add_event(&self.prefix, e, &base);
         if cutoff {
-            for _ in new {
-                self.co.push(Vec::new());
-            }
             return Ok(());
         }
-        for c in new.clone() {
-            let mut list = Vec::with_capacity(base.len() + new.len() - 1);
-            list.extend_from_slice(&base);
-            list.extend(new.clone().filter(|&d| d != c));
-            self.co_entries += list.len() as u64;
-            self.co.push(list);
-        }
-        for &d in &base {
-            self.co[d as usize].extend(new.clone());
-        }
-        self.co_entries += base.len() as u64 * new.len() as u64;
         self.extend(new, &base)
-    }
-
-    /// The sorted intersection of the concurrency lists of `preset`.
-    fn intersect_co(&self, preset: &[u32]) -> Vec<u32> {
-        let Some(&first) = preset.iter().min_by_key(|&&c| self.co[c as usize].len()) else {
-            // Empty preset: concurrent with everything, which is never needed (no arcs).
-            return Vec::new();
-        };
-        let mut base = self.co[first as usize].clone();
-        for &c in preset {
-            if c == first || base.is_empty() {
-                continue;
-            }
-            let other = &self.co[c as usize];
-            let mut j = 0;
-            base.retain(|&x| {
-                // Galloping search: `other` is often much longer than `base`.
-                let rest = &other[j..];
-                let (mut lo, mut step) = (0, 1);
-                while lo + step <= rest.len() && rest[lo + step - 1] < x {
-                    lo += step;
-                    step *= 2;
-                }
-                let hi = (lo + step).min(rest.len());
-                j += lo + rest[lo..hi].partition_point(|&y| y < x);
-                j < other.len() && other[j] == x
-            });
-        }
-        base
-    }
-
-    fn is_co(&self, a: u32, b: u32) -> bool {
-        let (la, lb) = (&self.co[a as usize], &self.co[b as usize]);
-        if la.len() <= lb.len() {
-            la.binary_search(&b).is_ok()
-        } else {
-            lb.binary_search(&a).is_ok()
-        }
     }
 
     /// Finds the possible extensions whose preset contains a condition of `new` (all pairwise
@@ -948,7 +893,7 @@ impl<'n> Unfolder<'n> {
             return;
         }
         for &d in &self.buckets[rem[i]] {
-            if chosen.iter().all(|&x| self.is_co(x, d)) {
+            if chosen.iter().all(|&x| self.co.is_co(&self.prefix, x, d)) {
                 chosen.push(d);
                 self.choose(t, rem, fixed, chosen, found);
                 chosen.pop();
