@@ -946,6 +946,99 @@ mod tests {
         assert_eq!(r.deadlock, Some(DeadlockAnswer::Free));
     }
 
+    /// A random safe net: `k` state machines with one token each; every transition moves one or
+    /// two of them (`(component, from, to)` triples, states taken modulo 3).
+    fn machines(k: usize, moves: &[Vec<(usize, usize, usize)>]) -> Net {
+        let mut b = NetBuilder::new("machines");
+        let places: Vec<Vec<_>> = (0..k)
+            .map(|i| {
+                (0..3)
+                    .map(|s| {
+                        b.add_place(format!("p{i}_{s}"), None, u32::from(s == 0))
+                            .unwrap()
+                    })
+                    .collect()
+            })
+            .collect();
+        for (n, mv) in moves.iter().enumerate() {
+            let t = b.add_transition(format!("t{n}"), None).unwrap();
+            let mut used = Vec::new();
+            for &(i, from, to) in mv {
+                let i = i % k;
+                if used.contains(&i) {
+                    continue;
+                }
+                used.push(i);
+                b.add_arc(places[i][from % 3], t, ArcKind::Input, 1)
+                    .unwrap();
+                b.add_arc(places[i][to % 3], t, ArcKind::Output, 1).unwrap();
+            }
+        }
+        b.finish()
+    }
+
+    /// Whether two conditions are concurrent, from the definition: neither causes the other
+    /// and the union of their producers' histories is conflict-free.
+    fn co_by_definition(prefix: &Prefix, a: u32, b: u32) -> bool {
+        if a == b {
+            return false;
+        }
+        let producers = [
+            prefix.conditions[a as usize].producer,
+            prefix.conditions[b as usize].producer,
+        ];
+        let config = prefix.history(&producers);
+        let mut consumed = rustc_hash::FxHashSet::default();
+        for &e in &config {
+            for &c in prefix.preset(e) {
+                if !consumed.insert(c) {
+                    return false;
+                }
+            }
+        }
+        !consumed.contains(&a) && !consumed.contains(&b)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// The concurrency relation kept during the construction equals the definition on every
+        /// pair of conditions of non-cutoff events, and enumerates in increasing order.
+        #[test]
+        fn concurrency_relation_matches_definition(
+            k in 2usize..5,
+            moves in proptest::collection::vec(
+                proptest::collection::vec((0usize..4, 0usize..3, 0usize..3), 1..3),
+                1..9,
+            ),
+        ) {
+            let net = machines(k, &moves);
+            let mut u = Unfolder::new(&net, Order::Mole);
+            let limits = Limits::new(Some(std::time::Duration::from_secs(5)), None);
+            proptest::prop_assume!(u.run(&limits, &mut |_| {}).unwrap().is_none());
+            let prefix = &u.prefix;
+            let live: Vec<u32> = (0..prefix.conditions.len() as u32)
+                .filter(|&c| {
+                    let p = prefix.conditions[c as usize].producer;
+                    p == NONE || !prefix.events[p as usize].cutoff
+                })
+                .collect();
+            for &a in &live {
+                let mut listed = Vec::new();
+                u.co.for_each_co(prefix, a, |x| listed.push(x));
+                let want: Vec<u32> =
+                    live.iter().copied().filter(|&b| co_by_definition(prefix, a, b)).collect();
+                proptest::prop_assert_eq!(&listed, &want, "co({})", a);
+                for &b in &live {
+                    proptest::prop_assert_eq!(
+                        u.co.is_co(prefix, a, b),
+                        want.contains(&b),
+                        "is_co({}, {})", a, b
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn unsafe_net_is_refused() {
         let mut b = NetBuilder::new("u");

@@ -52,8 +52,7 @@ impl CoRelation {
             }
             return;
         }
-        self.base
-            .push((self.arena.len() as u64, base.len() as u32));
+        self.base.push((self.arena.len() as u64, base.len() as u32));
         self.arena.extend_from_slice(base);
         for _ in post {
             self.fwd.push(Vec::new());
@@ -67,7 +66,11 @@ impl CoRelation {
     /// About `|co(c)|` (postsets of later events counted as one), to pick the shortest set.
     fn weight(&self, prefix: &Prefix, c: u32) -> usize {
         let p = prefix.conditions[c as usize].producer;
-        let base = if p == NONE { 0 } else { self.base[p as usize].1 as usize };
+        let base = if p == NONE {
+            0
+        } else {
+            self.base[p as usize].1 as usize
+        };
         base + self.fwd[c as usize].len()
     }
 
@@ -77,7 +80,7 @@ impl CoRelation {
     }
 
     /// Calls `f` on every condition concurrent with `c`, in increasing order.
-    fn for_each(&self, prefix: &Prefix, c: u32, mut f: impl FnMut(u32)) {
+    pub fn for_each_co(&self, prefix: &Prefix, c: u32, mut f: impl FnMut(u32)) {
         let p = prefix.conditions[c as usize].producer;
         let siblings = if p == NONE {
             0..prefix.initial
@@ -101,7 +104,7 @@ impl CoRelation {
             return Vec::new();
         };
         let mut out = Vec::new();
-        self.for_each(prefix, first, |x| out.push(x));
+        self.for_each_co(prefix, first, |x| out.push(x));
         for &c in preset {
             if c == first || out.is_empty() {
                 continue;
@@ -133,9 +136,7 @@ impl CoRelation {
 
     /// Bytes held.
     pub fn bytes(&self) -> u64 {
-        (self.arena.capacity() * 4
-            + self.base.capacity() * 16
-            + self.fwd.capacity() * 24) as u64
+        (self.arena.capacity() * 4 + self.base.capacity() * 16 + self.fwd.capacity() * 24) as u64
             + self.fwd_entries * 4
     }
 }
