@@ -103,7 +103,8 @@ impl CoRelation {
         let Some(&first) = preset.iter().min_by_key(|&&c| self.weight(prefix, c)) else {
             return Vec::new();
         };
-        let mut out = Vec::new();
+        // Postsets of later events count as one in the weight: about right for most nets.
+        let mut out = Vec::with_capacity(2 * self.weight(prefix, first) + 8);
         self.for_each_co(prefix, first, |x| out.push(x));
         for &c in preset {
             if c == first || out.is_empty() {
