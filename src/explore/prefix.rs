@@ -12,9 +12,9 @@
 //!    event ⊥). A cutoff enters the prefix with its postset but is never extended.
 //! 3. Otherwise the new conditions `e•` get their concurrency sets: a condition `c ∈ e•` is
 //!    concurrent with the other conditions of `e•` and with every condition concurrent with all
-//!    of `•e` (the intersection of their sets, which excludes `•e` itself). The relation is kept
-//!    as one sorted list per condition, updated symmetrically (new ids are the largest, so
-//!    appending keeps the lists sorted). New possible extensions are exactly the co-sets that
+//!    of `•e` (the intersection of their sets, which excludes `•e` itself), its *base*. The
+//!    relation is kept as one base per event plus, per condition, the later events whose base
+//!    contains it ([`co::CoRelation`]). New possible extensions are exactly the co-sets that
 //!    contain some condition of `e•`; in a safe net such a co-set contains *every* condition of
 //!    `e•` whose place the transition consumes, so each pair `(t, X)` is found once.
 //!

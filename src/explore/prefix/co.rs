@@ -7,8 +7,10 @@
 //! (which copies the base into every condition of `e•` and writes every new condition into the
 //! list of every base member) we keep
 //!
-//! * the base once per event, in one arena, sorted;
-//! * per condition, the later non-cutoff events whose base contains it (`fwd`), in order.
+//! * the base once per event, as a sorted list or, where that is smaller (dense relations,
+//!   such as long pipelines), as a bitset over the ids from its least element;
+//! * per condition, the later non-cutoff events whose base contains it (`fwd`), in order, as
+//!   a list or, once that is smaller, a bitset over the event ids from its first element.
 //!
 //! Condition ids grow with the events that produce them, and an event's postset has
 //! consecutive ids, so `co(c)` in increasing order is: the base of `c`'s producer, `c`'s
@@ -22,20 +24,23 @@ use super::{NONE, Prefix};
 /// The concurrency relation (see the module documentation).
 #[derive(Debug, Default)]
 pub struct CoRelation {
-    /// Bases of all events, concatenated.
-    arena: Vec<u32>,
-    /// Per event: where its base starts in `arena` and its length (0 for cutoffs).
-    base: Vec<(u64, u32)>,
+    /// Bases kept as lists, concatenated.
+    lists: Vec<u32>,
+    /// Bases kept as bitsets, concatenated.
+    bits: Vec<u64>,
+    /// Per event: where its base is (empty for cutoffs).
+    base: Vec<BaseRef>,
     /// Per condition: later non-cutoff events whose base contains it, increasing.
-    fwd: Vec<Vec<u32>>,
-    fwd_entries: u64,
+    fwd: Vec<Fwd>,
+    /// Bytes held by the `fwd` sets' own storage.
+    fwd_bytes: i64,
 }
 
 impl CoRelation {
     /// Registers the `n` initial conditions (ids `0..n`), pairwise concurrent.
     pub fn add_initial(&mut self, n: u32) {
         for _ in 0..n {
-            self.fwd.push(Vec::new());
+            self.fwd.push(Fwd::default());
         }
     }
 
@@ -46,21 +51,51 @@ impl CoRelation {
         let ev = &prefix.events[e as usize];
         let post = prefix.postset(e);
         if ev.cutoff {
-            self.base.push((self.arena.len() as u64, 0));
+            self.base.push(BaseRef::default());
             for _ in post {
-                self.fwd.push(Vec::new());
+                self.fwd.push(Fwd::default());
             }
             return;
         }
-        self.base.push((self.arena.len() as u64, base.len() as u32));
-        self.arena.extend_from_slice(base);
+        let r = self.store(base);
+        self.base.push(r);
         for _ in post {
-            self.fwd.push(Vec::new());
+            self.fwd.push(Fwd::default());
         }
         for &d in base {
-            self.fwd[d as usize].push(e);
+            self.fwd_bytes += self.fwd[d as usize].push(e);
         }
-        self.fwd_entries += base.len() as u64;
+    }
+
+    fn store(&mut self, base: &[u32]) -> BaseRef {
+        let (Some(&lo), Some(&hi)) = (base.first(), base.last()) else {
+            return BaseRef::default();
+        };
+        let words = (hi - lo) / 64 + 1;
+        if (words as usize) * 2 < base.len() {
+            let start = self.bits.len();
+            self.bits.resize(start + words as usize, 0);
+            let bits = &mut self.bits[start..];
+            for &x in base {
+                let i = x - lo;
+                bits[(i / 64) as usize] |= 1 << (i % 64);
+            }
+            BaseRef {
+                start: start as u64,
+                len: base.len() as u32,
+                lo,
+                words,
+            }
+        } else {
+            let start = self.lists.len();
+            self.lists.extend_from_slice(base);
+            BaseRef {
+                start: start as u64,
+                len: base.len() as u32,
+                lo,
+                words: 0,
+            }
+        }
     }
 
     /// About `|co(c)|` (postsets of later events counted as one), to pick the shortest set.
@@ -69,14 +104,22 @@ impl CoRelation {
         let base = if p == NONE {
             0
         } else {
-            self.base[p as usize].1 as usize
+            self.base[p as usize].len as usize
         };
-        base + self.fwd[c as usize].len()
+        base + self.fwd[c as usize].len as usize
     }
 
-    fn base_of(&self, e: u32) -> &[u32] {
-        let (start, len) = self.base[e as usize];
-        &self.arena[start as usize..start as usize + len as usize]
+    fn base_of(&self, e: u32) -> Base<'_> {
+        let r = self.base[e as usize];
+        let start = r.start as usize;
+        if r.words == 0 {
+            Base::List(&self.lists[start..start + r.len as usize])
+        } else {
+            Base::Bits {
+                lo: r.lo,
+                words: &self.bits[start..start + r.words as usize],
+            }
+        }
     }
 
     /// Calls `f` on every condition concurrent with `c`, in increasing order.
@@ -88,13 +131,11 @@ impl CoRelation {
             if prefix.events[p as usize].cutoff {
                 return;
             }
-            self.base_of(p).iter().for_each(|&x| f(x));
+            self.base_of(p).for_each(&mut f);
             prefix.postset(p)
         };
         siblings.filter(|&x| x != c).for_each(&mut f);
-        for &e in &self.fwd[c as usize] {
-            prefix.postset(e).for_each(&mut f);
-        }
+        self.fwd[c as usize].for_each(&mut |e| prefix.postset(e).for_each(&mut f));
     }
 
     /// The sorted set of conditions concurrent with every condition of `preset` (which it
@@ -129,17 +170,148 @@ impl CoRelation {
             return true;
         }
         if older(pa, pb) {
-            self.base_of(pb).binary_search(&a).is_ok()
+            self.base_of(pb).contains(a)
         } else {
-            self.base_of(pa).binary_search(&b).is_ok()
+            self.base_of(pa).contains(b)
         }
     }
 
     /// Bytes held.
     pub fn bytes(&self) -> u64 {
-        (self.arena.capacity() * 4 + self.base.capacity() * 16 + self.fwd.capacity() * 24) as u64
-            + self.fwd_entries * 4
+        (self.lists.capacity() * 4
+            + self.bits.capacity() * 8
+            + self.base.capacity() * std::mem::size_of::<BaseRef>()
+            + self.fwd.capacity() * std::mem::size_of::<Fwd>()) as u64
+            + self.fwd_bytes.max(0) as u64
     }
+}
+
+/// Where an event's base is kept: `words == 0`: `len` ids at `start` in `lists`; otherwise
+/// `words` words at `start` in `bits`, bit `i` standing for id `lo + i`.
+#[derive(Clone, Copy, Debug, Default)]
+struct BaseRef {
+    start: u64,
+    len: u32,
+    lo: u32,
+    words: u32,
+}
+
+/// An event's base, as kept.
+enum Base<'a> {
+    List(&'a [u32]),
+    Bits { lo: u32, words: &'a [u64] },
+}
+
+impl Base<'_> {
+    fn contains(&self, x: u32) -> bool {
+        match *self {
+            Base::List(list) => list.binary_search(&x).is_ok(),
+            Base::Bits { lo, words } => {
+                let Some(i) = x.checked_sub(lo) else {
+                    return false;
+                };
+                words
+                    .get((i / 64) as usize)
+                    .is_some_and(|w| w >> (i % 64) & 1 == 1)
+            }
+        }
+    }
+
+    /// Calls `f` on every element, in increasing order.
+    fn for_each(&self, f: &mut impl FnMut(u32)) {
+        match *self {
+            Base::List(list) => list.iter().for_each(|&x| f(x)),
+            Base::Bits { lo, words } => {
+                for (i, &w) in words.iter().enumerate() {
+                    let mut w = w;
+                    while w != 0 {
+                        f(lo + i as u32 * 64 + w.trailing_zeros());
+                        w &= w - 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A growing set of increasing event ids: a list while that is small, else a bitset of 32-bit
+/// words from the first id (`lo`; [`NONE`] while a list). One vector serves both, to keep the
+/// per-condition record small.
+#[derive(Debug)]
+struct Fwd {
+    data: Vec<u32>,
+    lo: u32,
+    len: u32,
+}
+
+impl Default for Fwd {
+    fn default() -> Self {
+        Fwd {
+            data: Vec::new(),
+            lo: NONE,
+            len: 0,
+        }
+    }
+}
+
+impl Fwd {
+    /// Adds `e`, larger than every id so far; returns the change in bytes allocated.
+    fn push(&mut self, e: u32) -> i64 {
+        let before = self.data.capacity() as i64;
+        self.len += 1;
+        if self.lo == NONE {
+            self.data.push(e);
+            let first = self.data[0];
+            // A bitset once it is at most half the list.
+            if self.data.len() >= 16 && ((e - first) / 32 + 1) as usize * 2 <= self.data.len() {
+                let mut bits = vec![0u32; ((e - first) / 32 + 1) as usize];
+                for &x in &self.data {
+                    let i = x - first;
+                    bits[(i / 32) as usize] |= 1 << (i % 32);
+                }
+                self.data = bits;
+                self.lo = first;
+            }
+        } else {
+            let i = e - self.lo;
+            if (i / 32) as usize >= self.data.len() {
+                self.data.resize((i / 32) as usize + 1, 0);
+            }
+            self.data[(i / 32) as usize] |= 1 << (i % 32);
+        }
+        (self.data.capacity() as i64 - before) * 4
+    }
+
+    fn for_each(&self, f: &mut impl FnMut(u32)) {
+        if self.lo == NONE {
+            self.data.iter().for_each(|&x| f(x));
+        } else {
+            for (i, &w) in self.data.iter().enumerate() {
+                let mut w = w;
+                while w != 0 {
+                    f(self.lo + i as u32 * 32 + w.trailing_zeros());
+                    w &= w - 1;
+                }
+            }
+        }
+    }
+
+    fn cursor(&self) -> FwdCursor<'_> {
+        if self.lo == NONE {
+            FwdCursor::List(&self.data)
+        } else {
+            FwdCursor::Bits {
+                lo: self.lo,
+                words: &self.data,
+            }
+        }
+    }
+}
+
+/// Membership in a [`Fwd`] for increasing ids.
+enum FwdCursor<'a> {
+    List(&'a [u32]),
+    Bits { lo: u32, words: &'a [u32] },
 }
 
 /// Whether an event `a` came before `b` (the initial event ⊥, [`NONE`], before all).
@@ -156,15 +328,15 @@ struct Member<'a> {
     prefix: &'a Prefix,
     c: u32,
     producer: u32,
-    base: &'a [u32],
-    fwd: &'a [u32],
+    base: Base<'a>,
+    fwd: FwdCursor<'a>,
 }
 
 impl<'a> Member<'a> {
     fn new(co: &'a CoRelation, prefix: &'a Prefix, c: u32) -> Self {
         let producer = prefix.conditions[c as usize].producer;
         let base = if producer == NONE {
-            &[][..]
+            Base::List(&[])
         } else {
             co.base_of(producer)
         };
@@ -173,7 +345,7 @@ impl<'a> Member<'a> {
             c,
             producer,
             base,
-            fwd: &co.fwd[c as usize],
+            fwd: co.fwd[c as usize].cursor(),
         }
     }
 
@@ -186,9 +358,18 @@ impl<'a> Member<'a> {
             return true;
         }
         if older(px, self.producer) {
-            gallop(&mut self.base, x)
+            match &mut self.base {
+                Base::List(list) => gallop(list, x),
+                bits => bits.contains(x),
+            }
         } else {
-            gallop(&mut self.fwd, px)
+            match &mut self.fwd {
+                FwdCursor::List(list) => gallop(list, px),
+                FwdCursor::Bits { lo, words } => px
+                    .checked_sub(*lo)
+                    .and_then(|i| words.get((i / 32) as usize).map(|w| w >> (i % 32) & 1 == 1))
+                    .unwrap_or(false),
+            }
         }
     }
 }
@@ -221,6 +402,57 @@ mod tests {
         assert!(!gallop(&mut list, 12));
         assert!(!gallop(&mut list, 20));
         assert!(list.is_empty());
+    }
+
+    proptest::proptest! {
+        /// A `Fwd` set lists and answers membership like the list it was given, across the
+        /// switch to a bitset; likewise a base kept as a list or a bitset.
+        #[test]
+        fn sets_match_their_lists(
+            gaps in proptest::collection::vec(1u32..40, 0..200),
+            dense in proptest::bool::ANY,
+            probes in proptest::collection::vec(0u32..9000, 0..50),
+        ) {
+            let mut ids = Vec::new();
+            let mut set = Fwd::default();
+            let mut x = 3;
+            for g in gaps {
+                x += if dense { g % 3 + 1 } else { g };
+                ids.push(x);
+                set.push(x);
+            }
+            let mut listed = Vec::new();
+            set.for_each(&mut |e| listed.push(e));
+            proptest::prop_assert_eq!(&listed, &ids);
+            proptest::prop_assert_eq!(set.len as usize, ids.len());
+            if dense && ids.len() >= 16 {
+                proptest::prop_assert!(set.lo != NONE, "a dense set stayed a list");
+            }
+            let mut probes = probes;
+            probes.extend(ids.iter().step_by(3));
+            probes.sort_unstable();
+            let mut cursor = set.cursor();
+            for &p in &probes {
+                let found = match &mut cursor {
+                    FwdCursor::List(list) => gallop(list, p),
+                    FwdCursor::Bits { lo, words } => p
+                        .checked_sub(*lo)
+                        .and_then(|i| words.get((i / 32) as usize).map(|w| w >> (i % 32) & 1 == 1))
+                        .unwrap_or(false),
+                };
+                proptest::prop_assert_eq!(found, ids.binary_search(&p).is_ok(), "probe {}", p);
+            }
+            let mut co = CoRelation::default();
+            let r = co.store(&ids);
+            co.base.push(r);
+            let base = co.base_of(0);
+            let mut listed = Vec::new();
+            base.for_each(&mut |e| listed.push(e));
+            proptest::prop_assert_eq!(&listed, &ids);
+            for &p in &probes {
+                proptest::prop_assert_eq!(base.contains(p), ids.binary_search(&p).is_ok());
+            }
+        }
     }
 
     #[test]
