@@ -445,6 +445,9 @@ pub struct PrefixArgs {
     /// Refuse DOT renderings with more nodes than this.
     #[arg(long, value_name = "N", default_value_t = 2000)]
     pub dot_limit: usize,
+    /// Write the prefix in Mole/Punf's binary .mci format to OUT.
+    #[arg(long, value_name = "OUT")]
+    pub mci: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -564,6 +567,12 @@ fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             std::fs::write(path, &buf)
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
+    }
+    if let Some(path) = &args.mci {
+        let mut file = std::fs::File::create(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        unfold::report::mci::write_mci(&net, &r.prefix, &mut file)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     emit(&stats, &args.output, &extra)?;
     Ok(if found && !args.limits.no_fail {

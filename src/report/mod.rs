@@ -2,6 +2,7 @@
 
 pub mod dot;
 pub mod mcc;
+pub mod mci;
 pub mod occurrence_dot;
 pub mod progress;
 pub mod stats;
