@@ -114,8 +114,8 @@ pub struct UdporStats {
     /// Configurations cut by `max_depth`.
     pub depth_cut: u64,
     /// The largest `|U|`, the events `Remove` must keep (`Q(C, D, U)` with the extensions of
-    /// the configurations on the stack; sampled every 8192 steps, at maximal configurations and
-    /// at every eviction).
+    /// the configurations on the stack; sampled every 8192 steps, at the 2^k-th maximal
+    /// configurations and at every eviction).
     pub peak_u: u64,
     /// The deepest configuration explored.
     pub max_configuration_size: u64,
@@ -143,7 +143,8 @@ pub struct UdporStats {
     pub cache_misses: u64,
     /// Events evicted from the cache.
     pub cache_evictions: u64,
-    /// The largest `|G|` seen (sampled every 8192 steps, at maximal configurations and at every eviction).
+    /// The largest `|G|` seen (sampled every 8192 steps, at the 2^k-th maximal
+    /// configurations and at every eviction).
     pub peak_g: u64,
     /// The largest number of bytes held by the event store, the event log and the state
     /// table together (their allocated capacity).
@@ -538,10 +539,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     }
                     if self.en[level].is_empty() {
                         self.record_maximal();
-                        // U is largest at the leaves: sample there too (all of the first
-                        // 64, then one in 64).
-                        let m = self.stats.maximal_configurations;
-                        if m <= 64 || m.is_multiple_of(64) {
+                        // U is largest at the leaves: sample there too, at the 1st, 2nd,
+                        // 4th, 8th... maximal configuration (a sample costs O(|C ∪ D|)).
+                        if self.stats.maximal_configurations.is_power_of_two() {
                             self.sample_u_and_g(&frames);
                         }
                         frames.pop();
@@ -932,9 +932,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
 
     /// The events `Remove` must keep in `U` now, as flags by store id: `C`, `D`, the events in
     /// immediate conflict with an event of `C ∪ D` (`Q(C, D, U)` of the paper), and what this
-    /// implementation keeps besides: the extensions of every configuration on the stack
-    /// (`en` is kept incrementally, per level) and the events of pending alternatives; all
-    /// closed under causality.
+    /// implementation keeps besides: the other siblings of the events of `C ∪ D` on their
+    /// slots, the extensions of every configuration on the stack (`en` is kept incrementally,
+    /// per level) and the events of pending alternatives; all closed under causality.
     fn pinned(&self, frames: &[Frame]) -> Vec<bool> {
         let mut keep = vec![false; self.store.id_bound()];
         let mut stack: Vec<EventId> = Vec::new();
@@ -945,14 +945,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         for f in frames {
             stack.extend_from_slice(&f.a);
         }
+        // The events in immediate conflict with y are among its siblings on its slots; all
+        // of them are kept (a superset, cheaper than testing each for immediate conflict).
         for &y in self.c.iter().chain(&self.d) {
             for &s in self.store.event_slots(y) {
                 let parent = self.store.parent_on(y, s);
-                for &x in self.store.children_on(parent, s) {
-                    if x != y && !keep[x as usize] && self.store.immediate_conflict(x, y) {
-                        stack.push(x);
-                    }
-                }
+                stack.extend_from_slice(self.store.children_on(parent, s));
             }
         }
         keep[BOTTOM as usize] = true;
