@@ -186,6 +186,12 @@ struct Explorer<'s, S: System + ?Sized> {
     limits: Limits,
     /// Histories tried since the last limit check.
     tried: u64,
+    /// Heap bytes of the states and keys of `least` (the map's own table not included).
+    key_bytes: u64,
+    /// `store.bytes()` at the last full memory check (cheaper than walking the store).
+    store_bytes: u64,
+    /// `key_bytes` at the last memory check.
+    checked_key_bytes: u64,
     deadlock_states: FxHashSet<Vec<u64>>,
     stats: UdporStats,
 }
@@ -307,6 +313,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             rng,
             limits: Limits::default(),
             tried: 0,
+            key_bytes: 0,
+            store_bytes: 0,
+            checked_key_bytes: 0,
             deadlock_states: FxHashSet::default(),
             stats: UdporStats::default(),
         }
@@ -387,19 +396,22 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut steps: u64 = 0;
         while let Some(frame) = frames.last_mut() {
             steps += 1;
+            // A step may build many events with long keys: the cheap check runs every step,
+            // the walk over the store every 1024.
             if steps.is_multiple_of(1024) {
                 progress(UdporProgress {
                     maximal_configurations: self.stats.maximal_configurations,
                     events: self.store.len() as u64 - 1,
                     depth: self.c.len(),
                 });
-                if let Err(r) = limits
-                    .check_time()
-                    .and_then(|_| limits.check_memory(self.store.bytes()))
-                {
-                    self.stats.stopped = Some(r);
-                    return Ok(());
-                }
+                self.store_bytes = self.store.bytes();
+            }
+            if let Err(r) = limits
+                .check_time()
+                .and_then(|_| limits.check_memory(self.accounted_bytes()))
+            {
+                self.stats.stopped = Some(r);
+                return Ok(());
             }
             match frame.stage {
                 Stage::Start => {
@@ -701,6 +713,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// Decides whether the new event `e` is a cutoff: an event seen earlier reaches the same
     /// state with a smaller local configuration. Otherwise `e` may become the new reference
     /// for its state.
+    /// The explorer's own accounting of its largest structures, in bytes.
+    fn accounted_bytes(&self) -> u64 {
+        let entry = std::mem::size_of::<(Vec<u64>, (ConfigKey, EventId))>() as u64 + 1;
+        self.store_bytes + self.key_bytes + self.least.capacity() as u64 * entry
+    }
+
     fn classify(&mut self, e: EventId) {
         if self.cutoff.len() <= e as usize {
             self.cutoff.resize(e as usize + 1, false);
@@ -710,33 +728,69 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         };
         let size = self.store.size(e);
         let state = self.store.state(e);
+        let state_bytes = (state.len() * 8 + 16) as u64;
+        let (old_key, new_key);
         let verdict = match self.least.get_mut(state) {
             None => {
                 let key = ConfigKey::of(&self.store, e, order);
+                (old_key, new_key) = (0, state_bytes + key.heap_bytes());
+                // The table doubles on this insertion: see that the new one fits first.
+                if self.least.len() == self.least.capacity() {
+                    let entry = std::mem::size_of::<(Vec<u64>, (ConfigKey, EventId))>() as u64;
+                    let growth = (self.least.capacity() as u64 + 1) * 2 * (entry + 1);
+                    if let Err(r) = self
+                        .limits
+                        .check_memory(self.accounted_bytes() + growth + new_key)
+                    {
+                        self.stats.stopped = Some(r);
+                    }
+                }
                 self.least.insert(state.to_vec(), (key, e));
                 None
             }
-            Some((best, id)) if best.size < size => Some(*id),
+            Some((best, id)) if best.size < size => {
+                (old_key, new_key) = (0, 0);
+                Some(*id)
+            }
             Some((best, id)) if best.size > size || order == Order::Size => {
                 if best.size > size {
-                    *best = ConfigKey::of(&self.store, e, order);
+                    let key = ConfigKey::of(&self.store, e, order);
+                    (old_key, new_key) = (best.heap_bytes(), key.heap_bytes());
+                    *best = key;
                     *id = e;
+                } else {
+                    (old_key, new_key) = (0, 0);
                 }
                 None
             }
             Some((best, id)) => {
                 let key = ConfigKey::of(&self.store, e, order);
                 match best.cmp_in(&key, order) {
-                    std::cmp::Ordering::Less => Some(*id),
+                    std::cmp::Ordering::Less => {
+                        (old_key, new_key) = (0, 0);
+                        Some(*id)
+                    }
                     std::cmp::Ordering::Greater => {
+                        (old_key, new_key) = (best.heap_bytes(), key.heap_bytes());
                         *best = key;
                         *id = e;
                         None
                     }
-                    std::cmp::Ordering::Equal => None,
+                    std::cmp::Ordering::Equal => {
+                        (old_key, new_key) = (0, 0);
+                        None
+                    }
                 }
             }
         };
+        self.key_bytes = (self.key_bytes + new_key).saturating_sub(old_key);
+        // Keys of deep configurations are long: check before many of them pile up.
+        if self.key_bytes > self.checked_key_bytes + (1 << 20) {
+            self.checked_key_bytes = self.key_bytes;
+            if let Err(r) = self.limits.check_memory(self.accounted_bytes()) {
+                self.stats.stopped = Some(r);
+            }
+        }
         let is_cutoff = verdict.is_some();
         if let Some(reference) = verdict {
             self.corresponding.insert(e, reference);
