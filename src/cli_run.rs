@@ -371,6 +371,12 @@ pub fn check(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     out.add("maximal_configurations", "distinct traces", b.traces);
     out.add("events", "distinct events", b.events);
     out.add("deadlocks", "deadlocks", b.deadlocks);
+    out.add_json(
+        "stopped",
+        b.stopped.map_or(Value::Null, |s| {
+            serde_json::to_value(s).unwrap_or(Value::Null)
+        }),
+    );
     common_tail(&mut out, limits.elapsed().as_secs_f64());
     let extra: Vec<String> = b.stopped.map(describe_stop).into_iter().collect();
     emit(&out, &args.output, &extra)?;
