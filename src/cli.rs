@@ -179,7 +179,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     if !secs.is_finite() || secs < 0.0 {
         return Err(format!("'{s}' is not a valid duration"));
     }
-    Ok(Duration::from_secs_f64(secs))
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("'{s}' is too long a duration"))
 }
 
 /// Parses `512M`, `4G`, `100K`, `1T` (powers of 1024, optional `B`/`iB`), or bytes.
@@ -661,6 +661,8 @@ mod tests {
         assert_eq!(parse_duration("1.5m"), Ok(Duration::from_secs(90)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("3 weeks").is_err());
+        assert!(parse_duration("99999999999999999999999").is_err());
+        assert!(parse_duration("1e3").is_err());
         assert_eq!(parse_size("512M"), Ok(512 << 20));
         assert_eq!(parse_size("4GiB"), Ok(4 << 30));
         assert_eq!(parse_size("100"), Ok(100));

@@ -113,7 +113,7 @@ impl Guard {
             limits: explorer_limits,
             soft,
             hard,
-            deadline: limits.timeout().map(|t| t + GRACE),
+            deadline: limits.timeout().map(|t| t.saturating_add(GRACE)),
             file: file.to_path_buf(),
             mode,
             output: output.cloned(),
