@@ -29,6 +29,10 @@ use unfold::report::stats::{Stats, human_bytes};
 /// the process itself.
 pub const GRACE: Duration = Duration::from_millis(1000);
 
+/// How long an explorer that was told to stop may take to wind down (freeing gigabytes takes
+/// seconds) before the guard stops the process anyway.
+const WIND_DOWN: Duration = Duration::from_secs(10);
+
 /// Sampling period of the guard thread.
 const TICK: Duration = Duration::from_millis(4);
 
@@ -77,7 +81,7 @@ struct Shared {
     limits: Limits,
     soft: Option<u64>,
     hard: Option<u64>,
-    deadline: Option<Duration>,
+    timeout: Option<Duration>,
     file: PathBuf,
     mode: &'static str,
     /// Where the statistics go; `None`: only a line on standard error.
@@ -113,7 +117,7 @@ impl Guard {
             limits: explorer_limits,
             soft,
             hard,
-            deadline: limits.timeout().map(|t| t.saturating_add(GRACE)),
+            timeout: limits.timeout(),
             file: file.to_path_buf(),
             mode,
             output: output.cloned(),
@@ -188,15 +192,21 @@ fn watch(shared: &Shared) {
                 shared.limits.trip_memory();
             }
         }
+        // An explorer that was told to stop is winding down: it gets longer.
+        let grace = if shared.limits.stop_reported() {
+            GRACE + WIND_DOWN
+        } else {
+            GRACE
+        };
         if shared
-            .deadline
-            .is_some_and(|d| shared.limits.elapsed() >= d)
+            .timeout
+            .is_some_and(|t| shared.limits.elapsed() >= t.saturating_add(grace))
         {
             stop(shared, StopReason::Timeout, "");
         }
         if shared.limits.interrupted() {
             let at = *interrupted_at.get_or_insert_with(Instant::now);
-            if at.elapsed() >= GRACE {
+            if at.elapsed() >= grace {
                 stop(shared, StopReason::Interrupted, "");
             }
         }

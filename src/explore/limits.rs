@@ -45,6 +45,8 @@ pub struct Limits {
     interrupted: Arc<AtomicBool>,
     /// Tripped by a resident-memory watch on another thread (shared by clones).
     memory_tripped: Arc<AtomicBool>,
+    /// Set when a check told an explorer to stop (shared by clones): it is winding down.
+    stop_reported: Arc<AtomicBool>,
     /// Bytes held before the exploration (the model, the binary), outside its own accounting.
     baseline: u64,
 }
@@ -64,6 +66,7 @@ impl Limits {
             mem_limit,
             interrupted: Arc::new(AtomicBool::new(false)),
             memory_tripped: Arc::new(AtomicBool::new(false)),
+            stop_reported: Arc::new(AtomicBool::new(false)),
             baseline: 0,
         }
     }
@@ -108,6 +111,17 @@ impl Limits {
         self.interrupted.load(Ordering::Relaxed)
     }
 
+    /// Whether a check has told the explorer to stop: it is winding down (freeing a large
+    /// structure can take seconds) and will report.
+    pub fn stop_reported(&self) -> bool {
+        self.stop_reported.load(Ordering::Relaxed)
+    }
+
+    fn report(&self, reason: StopReason) -> Result<(), StopReason> {
+        self.stop_reported.store(true, Ordering::Relaxed);
+        Err(reason)
+    }
+
     /// Time since the start.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
@@ -117,13 +131,13 @@ impl Limits {
     /// atomic loads and a clock read): explorers call it often.
     pub fn check_time(&self) -> Result<(), StopReason> {
         if self.interrupted.load(Ordering::Relaxed) {
-            return Err(StopReason::Interrupted);
+            return self.report(StopReason::Interrupted);
         }
         if self.memory_tripped.load(Ordering::Relaxed) {
-            return Err(StopReason::MemoryLimit);
+            return self.report(StopReason::MemoryLimit);
         }
         match self.timeout {
-            Some(t) if self.start.elapsed() >= t => Err(StopReason::Timeout),
+            Some(t) if self.start.elapsed() >= t => self.report(StopReason::Timeout),
             _ => Ok(()),
         }
     }
@@ -133,7 +147,7 @@ impl Limits {
     pub fn check_memory(&self, bytes: u64) -> Result<(), StopReason> {
         match self.mem_limit {
             Some(limit) if bytes.saturating_add(self.baseline) > limit => {
-                Err(StopReason::MemoryLimit)
+                self.report(StopReason::MemoryLimit)
             }
             _ => Ok(()),
         }
@@ -191,9 +205,13 @@ mod tests {
         assert_eq!(l.check_memory(40), Ok(()));
         assert_eq!(l.check_memory(41), Err(StopReason::MemoryLimit));
         assert_eq!(l.check_memory(u64::MAX), Err(StopReason::MemoryLimit));
+        assert!(l.stop_reported());
+        let l = Limits::new(None, Some(100));
         let watched = l.clone();
         assert_eq!(watched.check_time(), Ok(()));
+        assert!(!l.stop_reported());
         l.trip_memory();
         assert_eq!(watched.check_time(), Err(StopReason::MemoryLimit));
+        assert!(l.stop_reported());
     }
 }

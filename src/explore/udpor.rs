@@ -363,6 +363,19 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut initial = Vec::new();
         let mut scratch = vec![0u64; self.words];
         for t in 0..self.sys.transition_count() as Transition {
+            // A wide net has many initial events, each as large as its number of slots.
+            if t % 64 == 63 {
+                if t % 4096 == 4095 {
+                    self.store_bytes = self.store.bytes();
+                }
+                if let Err(r) = limits
+                    .check_time()
+                    .and_then(|_| limits.check_memory(self.accounted_bytes()))
+                {
+                    self.stats.stopped = Some(r);
+                    return Ok(());
+                }
+            }
             if self.sys.is_enabled(self.store.state(BOTTOM), t) {
                 self.sys.fire(self.store.state(BOTTOM), t, &mut scratch)?;
                 let xs = vec![
@@ -707,6 +720,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         self.sys.fire(&h, t, &mut after)?;
         let e = self.store.insert(t, &preds, xs, size, &after);
         self.classify(e);
+        // Events of wide systems are large (a cone entry per slot): look at the limits often.
+        if e.is_multiple_of(64)
+            && let Err(r) = self.limits.check_time()
+        {
+            self.stats.stopped = Some(r);
+        }
         Ok(Some(e))
     }
 
