@@ -56,7 +56,7 @@ pub(crate) fn claim_report() -> Option<MutexGuard<'static, bool>> {
 /// the process. Both leave room below the limit for the report and the sampling delay.
 pub(crate) fn thresholds(limit: u64) -> (u64, u64) {
     let room = (limit / 8).min(256 << 20);
-    (limit - room, limit - room / 4)
+    (limit - room, limit - room / 2)
 }
 
 /// Bytes of model per byte of input, at least (measured on generated nets: PNML about 3,
@@ -241,4 +241,22 @@ fn stop(shared: &Shared, reason: StopReason, why: &str) {
         None => eprintln!("{}: {phase}: {}", shared.file.display(), extra.join("; ")),
     }
     std::process::exit(3);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_leave_room_below_the_limit() {
+        let mib = 1u64 << 20;
+        assert_eq!(thresholds(32 * mib), (28 * mib, 30 * mib));
+        assert_eq!(thresholds(1024 * mib), (896 * mib, 960 * mib));
+        // The room is capped: large limits are used almost whole.
+        assert_eq!(
+            thresholds(64 << 30),
+            ((64 << 30) - 256 * mib, (64 << 30) - 128 * mib)
+        );
+        assert_eq!(thresholds(1), (1, 1));
+    }
 }
