@@ -59,9 +59,9 @@ pub(crate) fn thresholds(limit: u64) -> (u64, u64) {
     (limit - room, limit - room / 2)
 }
 
-/// Bytes of model per byte of input, at least (measured on generated nets: PNML about 3,
-/// PEP about 8); inputs whose estimate does not fit are refused before they are read. The
-/// guard catches the rest while they are read.
+/// A low estimate of the bytes needed per byte of input while reading it (measured peaks on
+/// generated nets: PNML 3 to 4, PEP 8 to 11): an input whose estimate does not fit is refused
+/// before it is read; the guard catches the rest while they are read.
 fn input_factor(path: &Path) -> u64 {
     let head = std::fs::File::open(path)
         .and_then(|mut f| {
