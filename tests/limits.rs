@@ -357,6 +357,22 @@ fn timeout_while_reading() {
         let j = stops_at_timeout(&[mode], &fifo);
         assert_eq!(j["phase"], "reading the input", "{j}");
     }
+    // `convert` keeps standard output for the net: one line on standard error instead.
+    let start = Instant::now();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("unfold"))
+        .arg("convert")
+        .arg(&fifo)
+        .args(["-", "--to", "pep", "--timeout", "1"])
+        .output()
+        .unwrap();
+    assert!(start.elapsed() < Duration::from_secs(1) + SLACK);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("reading the input: stopped: time limit reached"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
 }
 
 #[test]
