@@ -147,7 +147,10 @@ fn run_examination(args: &MccArgs, name: &str, interrupt: Arc<AtomicBool>) -> Re
     };
     let (limits, budget) = limits(args, interrupt.clone())?;
     let model = args.dir.join(MODEL_FILE);
-    let net = match read_net(&model) {
+    // The guard holds the limits while the model is read (no report of its own: the contest
+    // reads answer lines only).
+    let guard = crate::cli_guard::Guard::start(limits.clone(), "mcc", &model, None);
+    let net = match read_net(&model, &guard) {
         Ok((net, _)) => net,
         // A coloured net in a folder without `iscolored`: the reader refuses it by name.
         Err(e) if format!("{e:#}").contains("coloured nets are not supported") => {

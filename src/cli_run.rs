@@ -13,6 +13,7 @@ use crate::cli::{
     LimitArgs, Outcome, OutputArgs, common_head, common_tail, describe_stop, emit, read_net,
     witness_line,
 };
+use crate::cli_guard::Guard;
 use unfold::explore::brute;
 use unfold::explore::reach::Witness;
 use unfold::explore::udpor::{self, Cache, Pick, UdporOptions};
@@ -131,7 +132,12 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let Some(file) = &args.file else {
         bail!("no input file: unfold FILE, or unfold --help");
     };
-    let limits = args.limits.limits(interrupt);
+    let guard = Guard::start(
+        args.limits.limits(interrupt),
+        "udpor",
+        file,
+        Some(&args.output),
+    );
     let opts = UdporOptions {
         max_depth: args.max_depth,
         alt_k: args.alt,
@@ -166,13 +172,19 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
                 file.display()
             );
         }
+        guard.weigh_input(file);
         let bytes = unfold::formats::load(file)?;
         let program = unfold::formats::tsys::parse(&bytes, file)?;
+        drop(bytes);
+        guard.phase("building the system");
         let sys = ProgramSystem::new(&program).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+        guard.phase("exploring");
+        let limits = guard.limits();
         let outcome =
             udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, args.dot.is_some())
                 .map_err(|o| anyhow!("{}: {o}", file.display()))?;
         progress.finish();
+        guard.phase("writing the report");
         return report(
             &sys,
             &program.name,
@@ -183,9 +195,12 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             &limits,
         );
     }
-    let (net, _) = read_net(file)?;
+    let (net, _) = read_net(file, &guard)?;
+    guard.phase("building the system");
     // Counters start narrow and are widened when a count does not fit, as in `reach`.
     let mut sys = NetSystem::new(&net);
+    guard.phase("exploring");
+    let limits = guard.limits();
     let outcome = loop {
         let r =
             udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, args.dot.is_some());
@@ -198,6 +213,7 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         }
     };
     progress.finish();
+    guard.phase("writing the report");
     let conditions = if args.dot_conditions {
         net_conditions(&net, &outcome.events).map_err(|e| anyhow!("{}: {e}", file.display()))?
     } else {
@@ -212,13 +228,23 @@ fn is_program(file: &std::path::Path) -> bool {
     if file.extension().is_some_and(|e| e == "tsys") {
         return true;
     }
-    match std::fs::read(file) {
-        Ok(bytes) => {
-            unfold::formats::sniff(&bytes, file).is_none()
-                && std::str::from_utf8(&bytes).is_ok_and(|t| t.contains("thread"))
-        }
-        Err(_) => false,
+    // The head of the file is enough, and reading all of a huge net here would pass the
+    // memory limit before the input is weighed.
+    let mut head = Vec::new();
+    let read = std::fs::File::open(file)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 1 << 20), &mut head));
+    if read.is_err() {
+        return false;
     }
+    let text = match std::str::from_utf8(&head) {
+        Ok(t) => t,
+        // A character cut at the end of the head is fine; invalid UTF-8 before it is not text.
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&head[..e.valid_up_to()]).expect("valid up to there")
+        }
+        Err(_) => return false,
+    };
+    unfold::formats::sniff(&head, file).is_none() && text.contains("thread")
 }
 
 /// Prints the statistics of a DPOR run on `sys` (and its DOT picture), and maps the outcome.
@@ -368,9 +394,16 @@ fn report<S: System + ?Sized>(
 
 /// Runs the brute-force oracle.
 pub fn check(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
-    let limits = args.limits.limits(interrupt);
-    let (net, _) = read_net(&args.file)?;
+    let guard = Guard::start(
+        args.limits.limits(interrupt),
+        "brute",
+        &args.file,
+        Some(&args.output),
+    );
+    let (net, _) = read_net(&args.file, &guard)?;
     let mut sys = NetSystem::new(&net);
+    guard.phase("enumerating runs");
+    let limits = guard.limits();
     let b = loop {
         match brute::enumerate(&sys, args.max_depth, &limits) {
             Ok(b) => break b,
@@ -380,6 +413,7 @@ pub fn check(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             },
         }
     };
+    guard.phase("writing the report");
     let complete = b.stopped.is_none();
     let mut out = Stats::new();
     common_head(&mut out, &args.file, "brute", complete);
@@ -387,6 +421,12 @@ pub fn check(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     out.add("maximal_configurations", "distinct traces", b.traces);
     out.add("events", "distinct events", b.events);
     out.add("deadlocks", "deadlocks", b.deadlocks);
+    out.add_json(
+        "stopped",
+        b.stopped.map_or(Value::Null, |s| {
+            serde_json::to_value(s).unwrap_or(Value::Null)
+        }),
+    );
     common_tail(&mut out, limits.elapsed().as_secs_f64());
     let extra: Vec<String> = b.stopped.map(describe_stop).into_iter().collect();
     emit(&out, &args.output, &extra)?;

@@ -4,6 +4,7 @@
 
 mod cli;
 mod cli_batch;
+mod cli_guard;
 mod cli_mcc;
 mod cli_run;
 

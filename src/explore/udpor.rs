@@ -469,6 +469,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut initial = Vec::new();
         let mut scratch = vec![0u64; self.words];
         for t in 0..self.sys.transition_count() as Transition {
+            // A wide net has many initial events, each as large as its number of slots.
+            if t % 64 == 63 {
+                let held = self.accounted_bytes();
+                if let Err(r) = limits.check_time().and_then(|_| limits.check_memory(held)) {
+                    self.stats.stopped = Some(r);
+                    return Ok(());
+                }
+            }
             if self.sys.is_enabled(self.store.state(BOTTOM), t) {
                 self.sys.fire(self.store.state(BOTTOM), t, &mut scratch)?;
                 let xs = vec![

@@ -660,4 +660,19 @@ mod tests {
         let err = sys.fire(&m, 0, &mut out).unwrap_err();
         assert_eq!((err.value, err.capacity), (256, 255));
     }
+
+    #[test]
+    fn the_widest_counters_never_wrap_either() {
+        let net = weighted();
+        let sys = NetSystem::with_bits(&net, 64);
+        assert!(sys.widened().is_none());
+        // p1 two below the top: t0 adds 2, one too many for 64 bits.
+        let mut m = vec![1, u64::MAX - 1];
+        let mut out = m.clone();
+        let err = sys.fire(&m, 0, &mut out).unwrap_err();
+        assert_eq!((err.value, err.capacity), (u64::MAX, u64::MAX));
+        m[1] = u64::MAX - 2;
+        sys.fire(&m, 0, &mut out).unwrap();
+        assert_eq!(sys.tokens(&out, 1), u64::MAX);
+    }
 }

@@ -39,20 +39,6 @@ pub struct ConfigKey {
     foata: Vec<Parikh>,
 }
 
-impl ConfigKey {
-    /// Bytes this key holds on the heap.
-    pub fn heap_bytes(&self) -> u64 {
-        let pair = std::mem::size_of::<(Transition, u32)>();
-        (self.parikh.capacity() * pair
-            + self.foata.capacity() * std::mem::size_of::<Parikh>()
-            + self
-                .foata
-                .iter()
-                .map(|l| l.capacity() * pair)
-                .sum::<usize>()) as u64
-    }
-}
-
 fn parikh_of(mut labels: Vec<Transition>) -> Parikh {
     labels.sort_unstable();
     let mut out: Parikh = Vec::new();
@@ -116,6 +102,20 @@ impl ConfigKey {
             parikh,
             foata: levels.into_iter().map(parikh_of).collect(),
         }
+    }
+
+    /// Bytes the key holds on the heap (allocated capacity, with a word of allocator overhead
+    /// per block).
+    pub fn heap_bytes(&self) -> u64 {
+        let pair = std::mem::size_of::<(Transition, u32)>();
+        let block = |cap: usize| if cap == 0 { 0 } else { cap * pair + 16 };
+        (block(self.parikh.capacity())
+            + self.foata.capacity() * std::mem::size_of::<Parikh>()
+            + self
+                .foata
+                .iter()
+                .map(|l| block(l.capacity()))
+                .sum::<usize>()) as u64
     }
 
     /// Compares two keys in `order`.
