@@ -147,9 +147,11 @@ fn run_examination(args: &MccArgs, name: &str, interrupt: Arc<AtomicBool>) -> Re
     };
     let (limits, budget) = limits(args, interrupt.clone())?;
     let model = args.dir.join(MODEL_FILE);
-    // The guard holds the limits while the model is read (no report of its own: the contest
-    // reads answer lines only).
-    let guard = crate::cli_guard::Guard::start(limits.clone(), "mcc", &model, None);
+    // The guard holds the time limit while the model is read; memory is left to the checks
+    // below, which answer CANNOT_COMPUTE (the guard would end the process without an answer
+    // line, and the contest reads answer lines only).
+    let guard =
+        crate::cli_guard::Guard::start(limits.clone().with_mem_limit(None), "mcc", &model, None);
     let net = match read_net(&model, &guard) {
         Ok((net, _)) => net,
         // A coloured net in a folder without `iscolored`: the reader refuses it by name.
