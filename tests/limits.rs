@@ -591,3 +591,33 @@ fn sigint_while_reading() {
     let j = stops_on_signal(&["info"], &fifo, libc::SIGINT);
     assert_eq!(j["phase"], "reading the input", "{j}");
 }
+
+#[test]
+fn check_follows_runs_longer_than_the_call_stack() {
+    // One transition looping on one place, and a depth bound of a million: the brute-force
+    // search once recursed per step and overflowed the call stack (SIGABRT); it now runs on
+    // the heap, to the depth bound, within the memory limit.
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "loop.ll_net",
+        "PEP\nPTNet\nFORMAT_N2\nPL\n1\"p\"M1\nTR\n1\"t\"\nTP\n1<1\nPT\n1>1\n",
+    );
+    let args = [
+        "check",
+        "--brute",
+        "--max-depth",
+        "1000000",
+        "--mem-limit",
+        "256M",
+    ];
+    let e = run_with(
+        &[&args[..], &["--json", "-", "-q"]].concat(),
+        &f,
+        None,
+        true,
+    );
+    let j = e.assert_stopped("depth_limit");
+    assert_eq!(j["runs"], 0, "{j}");
+    assert!(e.peak_bytes.unwrap() < 256 << 20);
+}

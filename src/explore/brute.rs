@@ -68,6 +68,8 @@ struct Search<'a, S: System + ?Sized> {
     visits: u64,
     /// Heap bytes of the traces, events and states recorded (the tables not included).
     key_bytes: u64,
+    /// Bytes of the search stack (a state per step of the current run).
+    stack_bytes: u64,
 }
 
 /// Heap bytes of a Foata normal form (allocated capacity, a word of allocator overhead per
@@ -101,17 +103,16 @@ impl<S: System + ?Sized> Search<'_, S> {
             (std::mem::size_of::<Frame>() + f.state.capacity() * 8 + f.enabled.capacity() * 4)
                 as u64
         };
-        let mut stack_bytes = 0;
         let mut pending = Some((initial.to_vec(), false));
         loop {
             if let Some((state, entered)) = pending.take() {
                 match self.visit(state, entered) {
                     Some(frame) => {
-                        stack_bytes += frame_bytes(&frame);
+                        self.stack_bytes += frame_bytes(&frame);
                         // Long runs hold a state per step: the stack counts too.
                         if let Err(r) = self
                             .limits
-                            .check_memory(self.bytes_after_growth() + stack_bytes)
+                            .check_memory(self.held_bytes() + self.stack_bytes)
                         {
                             self.stats.stopped = Some(r);
                         }
@@ -133,7 +134,7 @@ impl<S: System + ?Sized> Search<'_, S> {
                 if top.entered {
                     self.run.pop();
                 }
-                stack_bytes -= frame_bytes(top);
+                self.stack_bytes -= frame_bytes(top);
                 stack.pop();
                 continue;
             }
@@ -198,8 +199,16 @@ impl<S: System + ?Sized> Search<'_, S> {
 }
 
 impl<S: System + ?Sized> Search<'_, S> {
-    /// The bytes held once every set has room for the entries of one more run: a full set
-    /// doubles its table on the next insertion.
+    /// The bytes held by the recorded sets.
+    fn held_bytes(&self) -> u64 {
+        self.key_bytes
+            + table_bytes::<Foata>(self.traces.capacity())
+            + table_bytes::<(Transition, Foata)>(self.events.capacity())
+            + table_bytes::<Vec<u64>>(self.deadlocks.capacity())
+    }
+
+    /// The bytes held once the current run is recorded: a full set doubles its table on the
+    /// next insertion, and `record` builds a matrix of the causal pasts.
     fn bytes_after_growth(&self) -> u64 {
         fn table<T>(set: &FxHashSet<T>, extra: usize) -> u64 {
             let cap = if set.len() + extra > set.capacity() {
@@ -215,7 +224,8 @@ impl<S: System + ?Sized> Search<'_, S> {
         let run_bytes = (n + 2) * (n * 4 + 64);
         // `record` also builds an n × n matrix of the causal pasts.
         let past = n * (n + 24);
-        self.key_bytes
+        self.stack_bytes
+            + self.key_bytes
             + run_bytes
             + past
             + table(&self.traces, 1)
@@ -243,6 +253,7 @@ pub fn enumerate<S: System + ?Sized>(
         run: Vec::new(),
         visits: 0,
         key_bytes: 0,
+        stack_bytes: 0,
     };
     search.search(&initial)?;
     let mut stats = search.stats;
