@@ -53,7 +53,7 @@ fn a_limit_that_forces_evictions_changes_no_answer_and_holds() {
     // would test nothing.
     let held = free["explorer_bytes"].as_u64().unwrap();
     assert!(held * 2 > free_rss, "explorer {held} B of {free_rss} B");
-    let limit = free_rss - held / 3;
+    let limit = free_rss - held / 5;
     let limit_arg = limit.to_string();
     let (bounded, bounded_rss) = run_measured(&[net, "--cutoffs", "--mem-limit", &limit_arg]);
     assert_eq!(bounded["complete"], true, "{bounded}");
