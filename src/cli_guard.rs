@@ -9,6 +9,9 @@
 //! interruption (SIGINT, SIGTERM) was not answered within [`GRACE`]. It then prints what it
 //! knows (input, mode, phase, time, peak memory) as incomplete statistics and exits with 3.
 //!
+//! Between two samples, the allocator itself ([`crate::cli_alloc`]) looks at the resident
+//! memory after every mebibyte a thread requests, so a fast reader cannot outrun the guard.
+//!
 //! Inputs are also weighed before they are read: a file whose model cannot fit in the memory
 //! limit is refused at once.
 
@@ -39,6 +42,27 @@ const TICK: Duration = Duration::from_millis(4);
 /// Whether the run's report was printed (by the command or by the guard): whoever takes this
 /// first prints, the other stays silent.
 static REPORTED: Mutex<bool> = Mutex::new(false);
+
+/// The guard of the run in progress, for the allocator's checks ([`crate::cli_alloc`]).
+static ACTIVE: Mutex<Option<Arc<Shared>>> = Mutex::new(None);
+
+fn active() -> Option<Arc<Shared>> {
+    ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// An allocation would take the process to the hard memory threshold: stop the run now.
+pub(crate) fn memory_exhausted() {
+    if let Some(shared) = active() {
+        stop(&shared, StopReason::MemoryLimit, "");
+    }
+}
+
+/// An allocation takes the process past the soft memory threshold: the explorers stop.
+pub(crate) fn memory_low() {
+    if let Some(shared) = active() {
+        shared.limits.trip_memory();
+    }
+}
 
 /// The right to print the run's report; `None` when it was printed already (the guard is then
 /// ending the process).
@@ -124,6 +148,10 @@ impl Guard {
             phase: Mutex::new("reading the input"),
             done: AtomicBool::new(false),
         });
+        *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(shared.clone());
+        if let (Some(s), Some(h)) = (soft, hard) {
+            crate::cli_alloc::arm(s, h);
+        }
         let watched = shared.clone();
         let thread = std::thread::Builder::new()
             .name("limits".into())
@@ -173,6 +201,8 @@ impl Guard {
 impl Drop for Guard {
     fn drop(&mut self) {
         self.shared.done.store(true, Ordering::Relaxed);
+        crate::cli_alloc::disarm();
+        *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

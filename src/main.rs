@@ -3,6 +3,7 @@
 //! limit).
 
 mod cli;
+mod cli_alloc;
 mod cli_batch;
 mod cli_guard;
 mod cli_mcc;

@@ -1,0 +1,158 @@
+//! The binary's global allocator: the system allocator, with the memory limit checked by the
+//! allocating thread itself.
+//!
+//! The guard thread samples the resident memory every few milliseconds, but a reader that
+//! builds a model at full speed (or a loaded machine that leaves the guard unscheduled) can
+//! pass the limit between two samples. So every thread also looks at its own allocations: after
+//! each mebibyte it has requested, and before any single request of a mebibyte or more, it reads
+//! the resident size. When that size plus the request would reach the hard threshold the run is
+//! stopped before the memory is taken; past the soft threshold the explorers are told to stop.
+//! Without a memory limit the cost is one atomic load per allocation.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The system allocator with the checks described in the module documentation.
+pub(crate) struct Guarded;
+
+#[global_allocator]
+static ALLOCATOR: Guarded = Guarded;
+
+/// Resident bytes at which the explorers are told to stop (`u64::MAX`: no limit).
+static SOFT: AtomicU64 = AtomicU64::new(u64::MAX);
+/// Resident bytes the process must not reach (`u64::MAX`: no limit).
+static HARD: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// How many bytes a thread may request between two looks at the resident size.
+const STEP: usize = 1 << 20;
+
+thread_local! {
+    /// Bytes requested by this thread since its last look at the resident size.
+    static SINCE_CHECK: Cell<usize> = const { Cell::new(0) };
+    /// Set while this thread is checking (the stop path allocates too).
+    static CHECKING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Arms the checks with the guard's thresholds (resident bytes).
+pub(crate) fn arm(soft: u64, hard: u64) {
+    SOFT.store(soft, Ordering::Relaxed);
+    HARD.store(hard, Ordering::Relaxed);
+}
+
+/// Disarms the checks (the run is over).
+pub(crate) fn disarm() {
+    HARD.store(u64::MAX, Ordering::Relaxed);
+    SOFT.store(u64::MAX, Ordering::Relaxed);
+}
+
+/// Called before `bytes` more are requested.
+#[inline]
+fn note(bytes: usize) {
+    if HARD.load(Ordering::Relaxed) == u64::MAX {
+        return;
+    }
+    let due = SINCE_CHECK
+        .try_with(|since| {
+            let n = since.get().saturating_add(bytes);
+            if n >= STEP {
+                since.set(0);
+                true
+            } else {
+                since.set(n);
+                false
+            }
+        })
+        .unwrap_or(false);
+    if due {
+        check(bytes);
+    }
+}
+
+#[cold]
+fn check(bytes: usize) {
+    // Not reentrant: the stop path allocates.
+    if CHECKING.try_with(|c| c.replace(true)).unwrap_or(true) {
+        return;
+    }
+    let after = resident_bytes().saturating_add(bytes as u64);
+    if after >= HARD.load(Ordering::Relaxed) {
+        crate::cli_guard::memory_exhausted();
+    } else if after >= SOFT.load(Ordering::Relaxed) {
+        crate::cli_guard::memory_low();
+    }
+    let _ = CHECKING.try_with(|c| c.set(false));
+}
+
+/// The resident size from `/proc/self/statm`, read without allocating (0 when unreadable).
+fn resident_bytes() -> u64 {
+    let mut buf = [0u8; 128];
+    // SAFETY: a NUL-terminated path; `buf` outlives the read; the descriptor is closed once.
+    let n = unsafe {
+        let fd = libc::open(
+            c"/proc/self/statm".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return 0;
+        }
+        let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+        libc::close(fd);
+        n
+    };
+    let Ok(n) = usize::try_from(n) else {
+        return 0;
+    };
+    // The second field is the resident size in pages.
+    let pages = buf[..n]
+        .split(|b| *b == b' ')
+        .nth(1)
+        .and_then(|f| std::str::from_utf8(f).ok())
+        .and_then(|f| f.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    pages.saturating_mul(u64::try_from(page).unwrap_or(4096))
+}
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the checks only read.
+unsafe impl GlobalAlloc for Guarded {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note(new_size.saturating_sub(layout.size()));
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_resident_size() {
+        let r = resident_bytes();
+        // A running test binary holds at least a few hundred KiB and far less than a TiB.
+        assert!(r > 100 << 10 && r < 1 << 40, "{r}");
+    }
+}
