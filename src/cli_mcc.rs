@@ -162,6 +162,8 @@ fn run_examination(args: &MccArgs, name: &str, interrupt: Arc<AtomicBool>) -> Re
         }
         Err(e) => return Err(e),
     };
+    // From here on the explorers check the limits themselves and answer CANNOT_COMPUTE.
+    drop(guard);
     let stopped = match exam {
         Examination::StateSpace => state_space(&net, &limits)?,
         Examination::ReachabilityDeadlock => {

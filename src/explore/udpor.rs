@@ -221,7 +221,9 @@ struct Explorer<'s, S: System + ?Sized> {
     /// Which events are cutoffs (by id).
     cutoff: Vec<bool>,
     /// The least local configuration (in the adequate order) reaching each state seen.
-    least: FxHashMap<Vec<u64>, (ConfigKey, EventId)>,
+    /// Per state: the size of that configuration, its event (log id) and, once two
+    /// configurations of that size met there, its full key (most states never need one).
+    least: FxHashMap<Vec<u64>, LeastEntry>,
     /// For each cutoff, the event it was cut against (⊥ for the initial state), by log id.
     corresponding: FxHashMap<LogId, LogId>,
     /// Events of the first deadlocking configurations (for pictures), by log id.
@@ -252,7 +254,27 @@ struct Explorer<'s, S: System + ?Sized> {
     /// Histories tried since the last limit check.
     tried: u64,
     deadlock_states: FxHashSet<Vec<u64>>,
+    /// Memoised immediate conflicts, by event id (alternatives ask for the same ones at
+    /// every frame).
+    icf_memo: Vec<Option<IcfMemo>>,
+    /// Bytes held by `icf_memo`'s lists.
+    icf_bytes: u64,
     stats: UdporStats,
+}
+
+/// The least local configuration known to reach a state.
+struct LeastEntry {
+    size: u32,
+    event: LogId,
+    key: Option<Box<ConfigKey>>,
+}
+
+/// The events in immediate conflict with one event, valid while the store's
+/// [`EventStore::siblings_version`] of that event equals `version` (they are all among its
+/// siblings on its slots).
+struct IcfMemo {
+    version: u64,
+    events: Vec<EventId>,
 }
 
 /// One explored event, for pictures of the unfolding.
@@ -346,7 +368,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             .collect();
         let guards = Self::single_slot_guards(sys, slots, &members);
         let words = sys.state_words();
-        let top = store.cone(BOTTOM).to_vec();
+        let top = (0..store.slots().count() as Slot)
+            .map(ConeEntry::bottom)
+            .collect();
         let states = store.state(BOTTOM).to_vec();
         let rng = match opts.pick {
             Pick::Random(seed) => seed ^ 0x9E37_79B9_7F4A_7C15,
@@ -385,6 +409,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             limits: Limits::default(),
             tried: 0,
             deadlock_states: FxHashSet::default(),
+            icf_memo: Vec::new(),
+            icf_bytes: 0,
             stats: UdporStats::default(),
         }
     }
@@ -456,11 +482,16 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         limits: &Limits,
         progress: &mut dyn FnMut(UdporProgress),
     ) -> Result<(), Overflow> {
-        if let Some(order) = self.opts.cutoffs {
-            let key = ConfigKey::of(&self.store, BOTTOM, order);
-            self.least_bytes += key.heap_bytes() + (self.words * 8 + 96) as u64;
-            self.least
-                .insert(self.store.state(BOTTOM).to_vec(), (key, 0));
+        if self.opts.cutoffs.is_some() {
+            self.least_bytes += (self.words * 8 + 64) as u64;
+            self.least.insert(
+                self.store.state(BOTTOM).to_vec(),
+                LeastEntry {
+                    size: 0,
+                    event: 0,
+                    key: None,
+                },
+            );
         }
         if self.opts.record_states {
             self.stats.visited_states = Some(FxHashSet::default());
@@ -479,13 +510,13 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             }
             if self.sys.is_enabled(self.store.state(BOTTOM), t) {
                 self.sys.fire(self.store.state(BOTTOM), t, &mut scratch)?;
-                let xs = vec![
-                    ConeEntry {
-                        event: BOTTOM,
-                        depth: 0
-                    };
-                    self.store.slots().of(t).len()
-                ];
+                let xs: Vec<ConeEntry> = self
+                    .store
+                    .slots()
+                    .of(t)
+                    .iter()
+                    .map(|&s| ConeEntry::bottom(s))
+                    .collect();
                 let e = match self.store.find(t, &[BOTTOM]) {
                     Some(e) => e,
                     None => {
@@ -678,10 +709,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         self.undo_marks.push(self.undo.len());
         for &s in self.store.event_slots(e) {
             self.undo.push((s, self.top[s as usize]));
-            self.top[s as usize] = ConeEntry {
-                event: e,
-                depth: self.store.depth_on(e, s),
-            };
+            self.top[s as usize] = self.store.entry_on(e, s);
         }
         self.stats.max_configuration_size =
             self.stats.max_configuration_size.max(self.c.len() as u64);
@@ -755,15 +783,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     ) -> Result<(), Overflow> {
         let slots: Vec<Slot> = self.store.slots().of(t).to_vec();
         let e_slots = self.store.event_slots(e);
-        let e_cone = self.store.cone(e);
         let k = slots.len();
         let mut xs: Vec<ConeEntry> = Vec::with_capacity(k);
         let mut fixed = vec![false; k];
         let mut floors: Vec<u32> = Vec::with_capacity(k * (k + 1));
         for (i, &s) in slots.iter().enumerate() {
-            floors.push(e_cone[s as usize].depth);
+            let at = self.store.cone_at(e, s);
+            floors.push(at.depth);
             if e_slots.binary_search(&s).is_ok() {
-                xs.push(e_cone[s as usize]);
+                xs.push(at);
                 fixed[i] = true;
             } else {
                 xs.push(self.top[s as usize]);
@@ -831,21 +859,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             if self.admissible(search, f, cand) {
                 search.xs[i] = cand;
                 // Floors of the slots still open, raised by [cand].
-                let cone = self.store.cone(cand.event);
                 let (done, next) = search.floors.split_at_mut((f + 1) * k);
                 let current = &done[f * k..];
                 for (j, &sj) in search.slots.iter().enumerate() {
-                    next[j] = current[j].max(cone[sj as usize].depth);
+                    next[j] = current[j].max(self.store.cone_at(cand.event, sj).depth);
                 }
                 self.enumerate(search, f + 1, out)?;
             }
             if cand.depth == 0 {
                 break;
             }
-            cand = ConeEntry {
-                event: self.store.parent_on(cand.event, s),
-                depth: cand.depth - 1,
-            };
+            cand = self.store.parent_entry(cand);
         }
         Ok(())
     }
@@ -853,10 +877,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// Whether `cand` may be the last event of the history on the `f`-th open slot: `[cand]`
     /// stays within the choices made so far, and `t`'s guards decided by this slot hold.
     fn admissible(&self, search: &HistorySearch<'_>, f: usize, cand: ConeEntry) -> bool {
-        let cone = self.store.cone(cand.event);
         let chosen_ok = search.order[..f]
             .iter()
-            .all(|&j| cone[search.slots[j] as usize].depth <= search.xs[j].depth);
+            .all(|&j| self.store.cone_at(cand.event, search.slots[j]).depth <= search.xs[j].depth);
         let i = search.order[f];
         chosen_ok
             && search.guards.iter().all(|&(j, r)| {
@@ -913,6 +936,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             v.sort_unstable();
             v
         };
+        // The id may have belonged to an evicted event.
+        self.forget_icf(e);
         let (lid, new) = self.log.intern(self.store.label(e), &preds);
         self.log_id[i] = lid;
         self.stats.event_creations += 1;
@@ -935,7 +960,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
 
     /// Bytes held by the event store, the log and the state table.
     fn accounted_bytes(&self) -> u64 {
-        self.store.bytes() + self.log.bytes() + self.least_bytes
+        self.store.bytes()
+            + self.log.bytes()
+            + self.least_bytes
+            + self.icf_bytes
+            + (self.icf_memo.capacity() * std::mem::size_of::<Option<IcfMemo>>()) as u64
     }
 
     /// The events `Remove` must keep in `U` now, as flags by store id: `C`, `D`, the events in
@@ -1034,6 +1063,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 self.record_conflicts_of(e);
             }
             self.store.remove(e);
+            self.forget_icf(e);
             self.stats.cache_evictions += 1;
             freed += 1;
             for p in next {
@@ -1076,26 +1106,60 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let state = self.store.state(e);
         let verdict = match self.least.get_mut(state) {
             None => {
-                let key = ConfigKey::of(&self.store, e, order);
-                self.least_bytes += key.heap_bytes() + (self.words * 8 + 96) as u64;
-                self.least.insert(state.to_vec(), (key, lid));
+                // Doubling the table is the largest single allocation of a run: it must fit.
+                if self.least.len() == self.least.capacity()
+                    && let Some(limit) = self.limits.mem_limit()
+                {
+                    let entry = std::mem::size_of::<(Vec<u64>, LeastEntry)>() + 1;
+                    let grown = (2 * self.least.capacity().max(16) * entry) as u64;
+                    if super::limits::rss_bytes() + grown > limit {
+                        self.stats.stopped = Some(StopReason::MemoryLimit);
+                        return;
+                    }
+                }
+                self.least_bytes += (self.words * 8 + 64) as u64;
+                self.least.insert(
+                    state.to_vec(),
+                    LeastEntry {
+                        size,
+                        event: lid,
+                        key: None,
+                    },
+                );
                 None
             }
-            Some((best, id)) if best.size < size => Some(*id),
-            Some((best, id)) if best.size > size || order == Order::Size => {
+            Some(best) if best.size < size => Some(best.event),
+            Some(best) if best.size > size || order == Order::Size => {
                 if best.size > size {
-                    *best = ConfigKey::of(&self.store, e, order);
-                    *id = lid;
+                    self.least_bytes -= best.key.as_ref().map_or(0, |k| k.heap_bytes() + 64);
+                    *best = LeastEntry {
+                        size,
+                        event: lid,
+                        key: None,
+                    };
                 }
                 None
             }
-            Some((best, id)) => {
+            Some(best) => {
+                // A tie on size: the full keys decide (the reference's rebuilt from the log,
+                // once, then kept).
                 let key = ConfigKey::of(&self.store, e, order);
-                match best.cmp_in(&key, order) {
-                    std::cmp::Ordering::Less => Some(*id),
+                if best.key.is_none() {
+                    let k = ConfigKey::from_log(&self.log, best.event, order);
+                    self.least_bytes += k.heap_bytes() + 64;
+                    best.key = Some(Box::new(k));
+                }
+                let best_key = best.key.as_deref().expect("just computed");
+                match best_key.cmp_in(&key, order) {
+                    std::cmp::Ordering::Less => Some(best.event),
                     std::cmp::Ordering::Greater => {
-                        *best = key;
-                        *id = lid;
+                        self.least_bytes -= best_key.heap_bytes();
+                        self.least_bytes += key.heap_bytes();
+                        *best = LeastEntry {
+                            size,
+                            event: lid,
+                            key: Some(Box::new(key)),
+                        };
                         None
                     }
                     std::cmp::Ordering::Equal => None,
@@ -1181,26 +1245,66 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         (events, conflicts)
     }
 
+    /// Drops the memo of `e`'s immediate conflicts.
+    fn forget_icf(&mut self, e: EventId) {
+        if let Some(m) = self.icf_memo.get_mut(e as usize).and_then(Option::take) {
+            self.icf_bytes -= (m.events.capacity() * 4) as u64;
+        }
+    }
+
+    /// The events of the store in immediate conflict with `d`, memoised.
+    fn immediate_conflicts(&mut self, d: EventId) -> &[EventId] {
+        let version = self.store.siblings_version(d);
+        let i = d as usize;
+        if self.icf_memo.len() <= i {
+            self.icf_memo.resize_with(i + 1, || None);
+        }
+        if !matches!(&self.icf_memo[i], Some(m) if m.version == version) {
+            self.forget_icf(d);
+            let mut events = Vec::new();
+            for &s in self.store.event_slots(d) {
+                let parent = self.store.parent_on(d, s);
+                events.extend(
+                    self.store
+                        .children_on(parent, s)
+                        .iter()
+                        .filter(|&&c| c != d && self.store.immediate_conflict(d, c)),
+                );
+            }
+            // A sibling on several slots is found once per slot: keep its first place (the
+            // order of the spikes decides which alternative the comb finds first).
+            if self.store.event_slots(d).len() > 1 {
+                let mut keyed: Vec<(EventId, usize)> =
+                    events.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+                keyed.sort_unstable();
+                keyed.dedup_by_key(|x| x.0);
+                keyed.sort_unstable_by_key(|x| x.1);
+                events.clear();
+                events.extend(keyed.into_iter().map(|x| x.0));
+            }
+            events.shrink_to_fit();
+            self.icf_bytes += (events.capacity() * 4) as u64;
+            self.icf_memo[i] = Some(IcfMemo { version, events });
+        }
+        self.icf_memo[i].as_ref().map_or(&[], |m| &m.events)
+    }
+
     /// The spike of `d`: the events of `U` in immediate conflict with `d`, outside `D`, not
     /// cutoffs, and compatible with `C` and with the picks made so far.
-    fn spike(&self, d: EventId, picks: &[EventId]) -> Vec<EventId> {
-        let mut spike = Vec::new();
-        for &s in self.store.event_slots(d) {
-            let parent = self.store.parent_on(d, s);
-            for &c in self.store.children_on(parent, s) {
-                if c != d
-                    && !self.cutoff[c as usize]
+    fn spike(&mut self, d: EventId, picks: &[EventId]) -> Vec<EventId> {
+        self.immediate_conflicts(d);
+        let icf = self.icf_memo[d as usize]
+            .as_ref()
+            .map_or(&[][..], |m| &m.events);
+        icf.iter()
+            .copied()
+            .filter(|&c| {
+                !self.cutoff[c as usize]
                     && !Self::is_in(&self.in_d, c)
-                    && !spike.contains(&c)
-                    && self.store.immediate_conflict(d, c)
                     && !self.store.conflicts_with_cone(c, &self.top)
                     && picks.iter().all(|&p| !self.store.conflict(p, c))
-                {
-                    spike.push(c);
-                }
-            }
-        }
-        spike
+            })
+            .collect()
     }
 
     /// Depth-first search for one pick per unjustified event, the picks pairwise
@@ -1208,7 +1312,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// own (another pick would only add constraints), and spikes are built only for the events
     /// that need one: with `n` events of `D` in conflict with one another this makes an
     /// alternative cost `O(n)` instead of `O(n²)`.
-    fn comb(&self, unjustified: &[EventId], picks: &mut Vec<EventId>) -> bool {
+    fn comb(&mut self, unjustified: &[EventId], picks: &mut Vec<EventId>) -> bool {
         let Some((&d, rest)) = unjustified.split_first() else {
             return true;
         };

@@ -42,14 +42,46 @@ pub struct ConeEntry {
     pub event: EventId,
     /// Its depth on the slot (⊥ is at depth 0).
     pub depth: u32,
+    /// Its node in the slot's tree (an index private to the store), so that walking up the
+    /// tree needs no lookup.
+    pub node: u32,
+}
+
+impl ConeEntry {
+    /// ⊥ on slot `s`, the root of that slot's tree.
+    #[inline]
+    pub fn bottom(s: Slot) -> ConeEntry {
+        // ⊥'s node on slot s is node s.
+        ConeEntry {
+            event: BOTTOM,
+            depth: 0,
+            node: s,
+        }
+    }
+}
+
+/// One entry of a sparse cone: the last event of a local configuration on slot `slot`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SparseEntry {
+    /// The slot.
+    pub slot: Slot,
+    /// The node of the event on that slot (the event and its depth are read from it).
+    node: u32,
 }
 
 /// A node of a slot tree.
 #[derive(Clone, Copy, Debug)]
 struct SlotNode {
+    /// The event this node belongs to.
+    event: EventId,
     parent: EventId,
     jump: EventId,
     depth: u32,
+    /// Indexes in `nodes` of the parent's and the jump target's nodes on the same slot, and the
+    /// jump target's depth: ancestor queries then walk the tree without looking slots up.
+    parent_node: u32,
+    jump_node: u32,
+    jump_depth: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +95,9 @@ struct EventData {
     node_start: u32,
     /// Foata level: 1 + the largest level of a predecessor (⊥ is at level 0).
     level: u32,
+    /// The event's cone in `cones`: its entries other than ⊥, sorted by slot.
+    cone_start: u32,
+    cone_len: u32,
 }
 
 /// The arena of events with their indexes.
@@ -74,7 +109,12 @@ pub struct EventStore {
     nodes: Vec<SlotNode>,
     /// Children of every node (same index as `nodes`), for immediate-conflict queries.
     children: Vec<Vec<EventId>>,
-    cones: Vec<ConeEntry>,
+    /// Per node, how often its children list changed (never reset, so that a version once
+    /// seen is never seen again for that node).
+    children_version: Vec<u32>,
+    /// Sparse cones: slots whose last event is ⊥ are left out, so a cone costs what the
+    /// local configuration touches, not one entry per slot of the system.
+    cones: Vec<SparseEntry>,
     states: Vec<u64>,
     table: HashTable<EventId>,
     /// Ids of removed events, for reuse.
@@ -83,12 +123,17 @@ pub struct EventStore {
     free_preds: FxHashMap<u32, Vec<u32>>,
     /// Freed runs of `nodes` (and `children`), by length.
     free_nodes: FxHashMap<u32, Vec<u32>>,
+    /// Freed runs of `cones`, by capacity ([`cone_capacity`]: cones have every length, runs
+    /// are rounded up to a few sizes so that freed ones can be reused).
+    free_cones: FxHashMap<u32, Vec<u32>>,
     /// Events stored, ⊥ excluded.
     live: usize,
     /// Bytes held by the `children` lists, kept up to date so that `bytes` is O(1).
     children_bytes: usize,
-    /// Scratch cone for insertions.
+    /// Scratch for insertions: a dense cone (one entry per slot, ⊥ where untouched) and the
+    /// slots set in it.
     cone_scratch: Vec<ConeEntry>,
+    cone_touched: Vec<Slot>,
     // Scratch space for history walks.
     stamp: Vec<u32>,
     epoch: u32,
@@ -112,32 +157,35 @@ impl EventStore {
                 size: 0,
                 node_start: 0,
                 level: 0,
+                cone_start: 0,
+                cone_len: 0,
             }],
             preds: Vec::new(),
-            nodes: vec![
-                SlotNode {
+            // ⊥'s node on slot s is node s, its own parent.
+            nodes: (0..n as u32)
+                .map(|s| SlotNode {
+                    event: BOTTOM,
                     parent: BOTTOM,
                     jump: BOTTOM,
                     depth: 0,
-                };
-                n
-            ],
+                    parent_node: s,
+                    jump_node: s,
+                    jump_depth: 0,
+                })
+                .collect(),
             children: vec![Vec::new(); n],
-            cones: vec![
-                ConeEntry {
-                    event: BOTTOM,
-                    depth: 0
-                };
-                n
-            ],
+            children_version: vec![0; n],
+            cones: Vec::new(),
             states,
             table: HashTable::new(),
             free_ids: Vec::new(),
             free_preds: FxHashMap::default(),
             free_nodes: FxHashMap::default(),
+            free_cones: FxHashMap::default(),
             live: 0,
             children_bytes: 0,
-            cone_scratch: Vec::new(),
+            cone_scratch: (0..n as Slot).map(ConeEntry::bottom).collect(),
+            cone_touched: Vec::new(),
             stamp: vec![0],
             epoch: 0,
             scratch: Vec::new(),
@@ -198,6 +246,7 @@ impl EventStore {
             let list = &mut self.children[pidx];
             if let Some(pos) = list.iter().position(|&c| c == e) {
                 list.remove(pos);
+                self.children_version[pidx] = self.children_version[pidx].wrapping_add(1);
             }
         }
         let h = key_hash(d.label, self.preds(e));
@@ -212,6 +261,10 @@ impl EventStore {
             .entry(k as u32)
             .or_default()
             .push(d.node_start);
+        self.free_cones
+            .entry(cone_capacity(d.cone_len))
+            .or_default()
+            .push(d.cone_start);
         self.events[e as usize].label = FREE_LABEL;
         self.free_ids.push(e);
         self.live -= 1;
@@ -291,11 +344,67 @@ impl EventStore {
         self.nodes[self.node_index(e, s)].depth
     }
 
-    /// The cone of `e`: for every slot, the last event of `[e]` on it.
+    /// The cone of `e`: the last event of `[e]` on every slot where that is not ⊥, sorted by
+    /// slot.
     #[inline]
-    pub fn cone(&self, e: EventId) -> &[ConeEntry] {
-        let n = self.slots.count();
-        &self.cones[e as usize * n..(e as usize + 1) * n]
+    pub fn cone(&self, e: EventId) -> &[SparseEntry] {
+        let d = &self.events[e as usize];
+        &self.cones[d.cone_start as usize..(d.cone_start + d.cone_len) as usize]
+    }
+
+    /// The last event of `[e]` on slot `s` (⊥ at depth 0 when `[e]` has none).
+    #[inline]
+    pub fn cone_at(&self, e: EventId, s: Slot) -> ConeEntry {
+        let cone = self.cone(e);
+        match cone.binary_search_by_key(&s, |x| x.slot) {
+            Ok(i) => self.node_entry(cone[i].node),
+            Err(_) => ConeEntry::bottom(s),
+        }
+    }
+
+    /// The cone entry of a node.
+    #[inline]
+    fn node_entry(&self, node: u32) -> ConeEntry {
+        let n = &self.nodes[node as usize];
+        ConeEntry {
+            event: n.event,
+            depth: n.depth,
+            node,
+        }
+    }
+
+    /// `e` as a cone entry on slot `s` (`e` must be on `s`).
+    #[inline]
+    pub fn entry_on(&self, e: EventId, s: Slot) -> ConeEntry {
+        let node = self.node_index(e, s);
+        ConeEntry {
+            event: e,
+            depth: self.nodes[node].depth,
+            node: node as u32,
+        }
+    }
+
+    /// The parent of the (non-⊥) entry `c` in its slot's tree.
+    #[inline]
+    pub fn parent_entry(&self, c: ConeEntry) -> ConeEntry {
+        let node = &self.nodes[c.node as usize];
+        ConeEntry {
+            event: node.parent,
+            depth: c.depth - 1,
+            node: node.parent_node,
+        }
+    }
+
+    /// A number that changes whenever an event is added to or removed from the siblings of
+    /// the (non-⊥) event `e` on its slots (its only possible immediate conflicts): a memo of
+    /// `e`'s immediate conflicts holds while it is unchanged.
+    pub fn siblings_version(&self, e: EventId) -> u64 {
+        let d = &self.events[e as usize];
+        let k = self.slots.of(d.label).len();
+        self.nodes[d.node_start as usize..d.node_start as usize + k]
+            .iter()
+            .map(|n| u64::from(self.children_version[n.parent_node as usize]))
+            .sum()
     }
 
     /// The children of `e` on slot `s`.
@@ -304,35 +413,34 @@ impl EventStore {
     }
 
     /// The ancestor of `e` (on slot `s`) at depth `depth` (at most `e`'s depth).
-    fn ancestor_at(&self, mut e: EventId, s: Slot, depth: u32) -> EventId {
+    fn ancestor_at(&self, b: ConeEntry, depth: u32) -> EventId {
+        let (mut e, mut idx) = (b.event, b.node as usize);
         loop {
-            let node = self.nodes[self.node_index(e, s)];
+            let node = &self.nodes[idx];
             if node.depth <= depth {
                 return e;
             }
-            let jump_depth = self.nodes[self.node_index(node.jump, s)].depth;
-            e = if jump_depth >= depth {
-                node.jump
+            (e, idx) = if node.jump_depth >= depth {
+                (node.jump, node.jump_node as usize)
             } else {
-                node.parent
+                (node.parent, node.parent_node as usize)
             };
         }
     }
 
     /// Whether `a` is an ancestor of (or equal to) `b` in the tree of slot `s`.
     #[inline]
-    pub fn below_on(&self, a: ConeEntry, b: ConeEntry, s: Slot) -> bool {
-        a.depth <= b.depth
-            && (a.event == b.event || self.ancestor_at(b.event, s, a.depth) == a.event)
+    pub fn below_on(&self, a: ConeEntry, b: ConeEntry) -> bool {
+        a.depth <= b.depth && (a.event == b.event || self.ancestor_at(b, a.depth) == a.event)
     }
 
     /// Whether `a` and `b` are on one branch of slot `s`'s tree.
     #[inline]
-    pub fn comparable_on(&self, a: ConeEntry, b: ConeEntry, s: Slot) -> bool {
+    pub fn comparable_on(&self, a: ConeEntry, b: ConeEntry) -> bool {
         if a.depth <= b.depth {
-            self.below_on(a, b, s)
+            self.below_on(a, b)
         } else {
-            self.below_on(b, a, s)
+            self.below_on(b, a)
         }
     }
 
@@ -345,25 +453,41 @@ impl EventStore {
             return false;
         }
         let s = self.event_slots(a)[0];
-        let entry = ConeEntry {
-            event: a,
-            depth: self.depth_on(a, s),
-        };
-        self.below_on(entry, self.cone(b)[s as usize], s)
+        let entry = self.entry_on(a, s);
+        self.below_on(entry, self.cone_at(b, s))
     }
 
     /// Conflict: `a # b` (some event of `[a]` and some of `[b]` are dependent and unordered).
+    /// Only slots both local configurations touch can separate them (⊥ is below everything).
     pub fn conflict(&self, a: EventId, b: EventId) -> bool {
-        self.conflicts_with_cone(a, self.cone(b))
+        let (ca, cb) = (self.cone(a), self.cone(b));
+        let (mut i, mut j) = (0, 0);
+        while i < ca.len() && j < cb.len() {
+            let (x, y) = (ca[i], cb[j]);
+            match x.slot.cmp(&y.slot) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    if x.node != y.node
+                        && !self.comparable_on(self.node_entry(x.node), self.node_entry(y.node))
+                    {
+                        return true;
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        false
     }
 
-    /// Whether `[e]` conflicts with a configuration given by its cone.
+    /// Whether `[e]` conflicts with a configuration given by its dense cone (one entry per
+    /// slot).
     pub fn conflicts_with_cone(&self, e: EventId, cone: &[ConeEntry]) -> bool {
-        let mine = self.cone(e);
-        mine.iter()
-            .zip(cone)
-            .enumerate()
-            .any(|(s, (&x, &y))| x != y && !self.comparable_on(x, y, s as Slot))
+        self.cone(e).iter().any(|x| {
+            let y = cone[x.slot as usize];
+            x.node != y.node && !self.comparable_on(self.node_entry(x.node), y)
+        })
     }
 
     /// Immediate conflict `a #ⁱ b`: `a # b`, and `[a] ∪ [b] \ {a, b}` is a configuration. With
@@ -381,7 +505,10 @@ impl EventStore {
                 std::cmp::Ordering::Less => i += 1,
                 std::cmp::Ordering::Greater => j += 1,
                 std::cmp::Ordering::Equal => {
-                    if self.parent_on(a, sa[i]) != self.parent_on(b, sb[j]) {
+                    // The i-th node of an event is its node on the i-th slot of its label.
+                    let pa = self.nodes[self.events[a as usize].node_start as usize + i].parent;
+                    let pb = self.nodes[self.events[b as usize].node_start as usize + j].parent;
+                    if pa != pb {
                         return false;
                     }
                     shared = true;
@@ -393,34 +520,34 @@ impl EventStore {
         if !shared {
             return false;
         }
-        // Histories: the cones with each event replaced by its parent on its own slots.
+        // Histories: the cones with each event replaced by its parent on its own slots; only
+        // slots both cones name can separate them.
         let (ca, cb) = (self.cone(a), self.cone(b));
-        let n = self.slots.count();
-        for s in 0..n as Slot {
-            let x = self.history_cone_entry(a, sa, ca, s);
-            let y = self.history_cone_entry(b, sb, cb, s);
-            if x != y && !self.comparable_on(x, y, s) {
-                return false;
+        let (mut i, mut j) = (0, 0);
+        while i < ca.len() && j < cb.len() {
+            let (x, y) = (ca[i], cb[j]);
+            match x.slot.cmp(&y.slot) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    let x = self.history_cone_entry(a, self.node_entry(x.node));
+                    let y = self.history_cone_entry(b, self.node_entry(y.node));
+                    if x != y && !self.comparable_on(x, y) {
+                        return false;
+                    }
+                    i += 1;
+                    j += 1;
+                }
             }
         }
         true
     }
 
+    /// The entry of `[e] \ {e}` on slot `s`, given the entry `c` of `[e]` there.
     #[inline]
-    fn history_cone_entry(
-        &self,
-        e: EventId,
-        slots: &[Slot],
-        cone: &[ConeEntry],
-        s: Slot,
-    ) -> ConeEntry {
-        let c = cone[s as usize];
-        if c.event == e && slots.binary_search(&s).is_ok() {
-            let parent = self.parent_on(e, s);
-            ConeEntry {
-                event: parent,
-                depth: c.depth - 1,
-            }
+    fn history_cone_entry(&self, e: EventId, c: ConeEntry) -> ConeEntry {
+        if c.event == e {
+            self.parent_entry(c)
         } else {
             c
         }
@@ -491,18 +618,21 @@ impl EventStore {
         state: &[u64],
     ) -> EventId {
         debug_assert!(self.find(t, preds).is_none());
-        let n = self.slots.count();
         let reused = self.free_ids.pop();
         let id = reused.unwrap_or(self.events.len() as EventId);
         // Cone: the deepest entry of the predecessors' cones on every slot, then e itself on
-        // its own slots.
+        // its own slots (merged in a dense scratch cone, reset afterwards).
         let mut cone = std::mem::take(&mut self.cone_scratch);
-        cone.clear();
-        cone.extend_from_slice(self.cone(preds[0]));
-        for &p in &preds[1..] {
-            for (s, c) in self.cone(p).iter().enumerate() {
-                if c.depth > cone[s].depth {
-                    cone[s] = *c;
+        let mut touched = std::mem::take(&mut self.cone_touched);
+        for &p in preds {
+            for x in self.cone(p) {
+                let c = &mut cone[x.slot as usize];
+                if c.depth == 0 {
+                    touched.push(x.slot);
+                }
+                let x = self.node_entry(x.node);
+                if x.depth > c.depth {
+                    *c = x;
                 }
             }
         }
@@ -514,43 +644,83 @@ impl EventStore {
                 let start = self.nodes.len() as u32;
                 grow(&mut self.nodes, k);
                 grow(&mut self.children, k);
+                grow(&mut self.children_version, k);
                 for _ in 0..k {
                     self.nodes.push(SlotNode {
+                        event: BOTTOM,
                         parent: BOTTOM,
                         jump: BOTTOM,
                         depth: 0,
+                        parent_node: 0,
+                        jump_node: 0,
+                        jump_depth: 0,
                     });
                     self.children.push(Vec::new());
+                    self.children_version.push(0);
                 }
                 start
             }
         };
         for (i, &parent) in xs.iter().enumerate().take(k) {
             let s = self.slots.of(t)[i];
-            let pidx = self.node_index(parent.event, s);
+            let pidx = parent.node as usize;
+            debug_assert_eq!(pidx, self.node_index(parent.event, s));
             let pnode = self.nodes[pidx];
-            let jnode_depth = self.nodes[self.node_index(pnode.jump, s)].depth;
-            let jjump = self.nodes[self.node_index(pnode.jump, s)].jump;
-            let jj_depth = self.nodes[self.node_index(jjump, s)].depth;
-            let jump = if pnode.depth - jnode_depth == jnode_depth - jj_depth && pnode.depth > 0 {
-                jjump
+            let jnode = self.nodes[pnode.jump_node as usize];
+            // Skew-binary jumps: O(log depth) steps to any ancestor.
+            let (jump, jump_node, jump_depth) = if pnode.depth > 0
+                && pnode.depth - pnode.jump_depth == pnode.jump_depth - jnode.jump_depth
+            {
+                (jnode.jump, jnode.jump_node, jnode.jump_depth)
             } else {
-                parent.event
+                (parent.event, pidx as u32, pnode.depth)
             };
             let list = &mut self.children[pidx];
             let before = list.capacity();
             list.push(id);
+            self.children_version[pidx] = self.children_version[pidx].wrapping_add(1);
             self.children_bytes += (list.capacity() - before) * 4;
             self.nodes[node_start as usize + i] = SlotNode {
+                event: id,
                 parent: parent.event,
                 jump,
                 depth: parent.depth + 1,
+                parent_node: pidx as u32,
+                jump_node,
+                jump_depth,
             };
+            if cone[s as usize].depth == 0 {
+                touched.push(s);
+            }
             cone[s as usize] = ConeEntry {
                 event: id,
                 depth: parent.depth + 1,
+                node: node_start + i as u32,
             };
         }
+        touched.sort_unstable();
+        let cone_len = touched.len() as u32;
+        let capacity = cone_capacity(cone_len);
+        let cone_start = match self.free_cones.get_mut(&capacity).and_then(Vec::pop) {
+            Some(start) => start,
+            None => {
+                let start = self.cones.len() as u32;
+                grow(&mut self.cones, capacity as usize);
+                self.cones.resize(
+                    self.cones.len() + capacity as usize,
+                    SparseEntry { slot: 0, node: 0 },
+                );
+                start
+            }
+        };
+        for (i, &s) in touched.iter().enumerate() {
+            self.cones[cone_start as usize + i] = SparseEntry {
+                slot: s,
+                node: std::mem::replace(&mut cone[s as usize], ConeEntry::bottom(s)).node,
+            };
+        }
+        touched.clear();
+        self.cone_touched = touched;
         let preds_len = preds.len() as u32;
         let preds_start = match self.free_preds.get_mut(&preds_len).and_then(Vec::pop) {
             Some(start) => {
@@ -572,18 +742,17 @@ impl EventStore {
             size: history_size + 1,
             node_start,
             level,
+            cone_start,
+            cone_len,
         };
         if reused.is_some() {
             let i = id as usize;
             self.events[i] = data;
-            self.cones[i * n..(i + 1) * n].copy_from_slice(&cone);
             self.states[i * self.words..(i + 1) * self.words].copy_from_slice(state);
         } else {
             grow(&mut self.events, 1);
-            grow(&mut self.cones, n);
             grow(&mut self.states, self.words);
             self.events.push(data);
-            self.cones.extend_from_slice(&cone);
             self.states.extend_from_slice(state);
         }
         self.cone_scratch = cone;
@@ -604,19 +773,22 @@ impl EventStore {
     pub fn bytes(&self) -> u64 {
         use std::mem::size_of;
         let free: usize = self.free_ids.capacity() * 4
-            + (self.free_preds.len() + self.free_nodes.len()) * 32
+            + (self.free_preds.len() + self.free_nodes.len() + self.free_cones.len()) * 32
             + self
                 .free_preds
                 .values()
                 .chain(self.free_nodes.values())
+                .chain(self.free_cones.values())
                 .map(|v| v.capacity() * 4)
                 .sum::<usize>();
         (self.events.capacity() * size_of::<EventData>()
             + self.preds.capacity() * 4
             + self.nodes.capacity() * size_of::<SlotNode>()
             + self.children.capacity() * size_of::<Vec<EventId>>()
+            + self.children_version.capacity() * 4
             + self.children_bytes
-            + self.cones.capacity() * size_of::<ConeEntry>()
+            + self.cones.capacity() * size_of::<SparseEntry>()
+            + self.cone_scratch.capacity() * size_of::<ConeEntry>()
             + self.states.capacity() * 8
             + self.table.capacity() * 5
             + self.stamp.capacity() * 4
@@ -646,6 +818,17 @@ impl EventStore {
             SlotsOf::Some(s) => s.to_vec(),
         }
     }
+}
+
+/// The room given to a cone of `len` entries: `len` up to 8, then rounded up to a multiple
+/// of a quarter of the largest power of two not above it (at most a quarter wasted, and few
+/// distinct sizes).
+fn cone_capacity(len: u32) -> u32 {
+    if len <= 8 {
+        return len;
+    }
+    let step = 1u32 << (31 - len.leading_zeros() - 2);
+    len.div_ceil(step) * step
 }
 
 /// Makes room for `extra` more elements, growing by an eighth at a time instead of doubling,

@@ -13,6 +13,7 @@
 use std::cmp::Ordering;
 
 use super::event::{BOTTOM, EventId, EventStore};
+use super::log::{EventLog, LogId};
 use crate::system::Transition;
 
 /// The adequate order used to decide cutoffs.
@@ -99,6 +100,53 @@ impl ConfigKey {
         }
         ConfigKey {
             size: store.size(e),
+            parikh,
+            foata: levels.into_iter().map(parikh_of).collect(),
+        }
+    }
+
+    /// The key of the logged event `e`'s local configuration, rebuilt from the log (the
+    /// event may have left the store): what a cutoff table needs when two configurations of
+    /// one size reach one state, without keeping a key for every state.
+    pub fn from_log(log: &EventLog, e: LogId, order: Order) -> ConfigKey {
+        // [e] by a walk over the logged predecessors; levels once every predecessor has one.
+        let mut level: rustc_hash::FxHashMap<LogId, u32> = rustc_hash::FxHashMap::default();
+        level.insert(0, 0);
+        let mut stack = vec![(e, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if level.contains_key(&x) {
+                continue;
+            }
+            if expanded {
+                let l = 1 + log.preds(x).iter().map(|p| level[p]).max().unwrap_or(0);
+                level.insert(x, l);
+            } else {
+                stack.push((x, true));
+                stack.extend(
+                    log.preds(x)
+                        .iter()
+                        .filter(|p| !level.contains_key(p))
+                        .map(|&p| (p, false)),
+                );
+            }
+        }
+        level.remove(&0);
+        let size = level.len() as u32;
+        if order == Order::Size {
+            return ConfigKey {
+                size,
+                parikh: Vec::new(),
+                foata: Vec::new(),
+            };
+        }
+        let parikh = parikh_of(level.keys().map(|&x| log.label(x)).collect());
+        let depth = level.values().copied().max().unwrap_or(0) as usize;
+        let mut levels: Vec<Vec<Transition>> = vec![Vec::new(); depth];
+        for (&x, &l) in &level {
+            levels[l as usize - 1].push(log.label(x));
+        }
+        ConfigKey {
+            size,
             parikh,
             foata: levels.into_iter().map(parikh_of).collect(),
         }
