@@ -194,3 +194,80 @@ fn mci_unwritable_path_is_an_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent-dir/x.mci"), "{err}");
 }
+
+/// `--mci -` writes the binary prefix alone on standard output (the human report goes to
+/// standard error): the same bytes as `--mci FILE`, readable as they are.
+#[test]
+fn mci_to_standard_output() {
+    let file = "pep/do_od.ll_net";
+    let path = shared_nets().join(file);
+    let out = unfold()
+        .args(["prefix", "-q", "--mci", "-"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let m = unfold::formats::mci::parse(&out.stdout).expect("stdout is exactly an .mci file");
+    let props = &oracles()[file];
+    assert_eq!(m.event_count().to_string(), props["prefix.events"]);
+    assert_eq!(m.condition_count().to_string(), props["prefix.conditions"]);
+    assert_eq!(m.cutoff_count().to_string(), props["prefix.cutoffs"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("non-cutoff events"),
+        "report not on stderr: {err}"
+    );
+    assert!(
+        !std::path::Path::new("-").exists(),
+        "a file named '-' was written"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let to_file = dir.path().join("p.mci");
+    unfold()
+        .args(["prefix", "-q", "--mci"])
+        .arg(&to_file)
+        .arg(&path)
+        .assert()
+        .code(0);
+    assert_eq!(std::fs::read(&to_file).unwrap(), out.stdout);
+    // The JSON can still go to a file meanwhile; `--dot -` likewise keeps stdout to itself.
+    let json = dir.path().join("s.json");
+    let out = unfold()
+        .args(["prefix", "-q", "--mci", "-", "--json"])
+        .arg(&json)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(unfold::formats::mci::parse(&out.stdout).is_ok());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["events"].to_string(), props["prefix.events"]);
+    let out = unfold()
+        .args(["prefix", "-q", "--dot", "-"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let dot = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dot.starts_with("digraph") && dot.trim_end().ends_with('}'),
+        "{dot}"
+    );
+}
+
+/// Two outputs cannot share standard output: refused before any work, exit 2.
+#[test]
+fn two_outputs_on_standard_output_are_refused() {
+    let path = shared_nets().join("pep/do_od.ll_net");
+    for other in [["--json", "-"], ["--dot", "-"]] {
+        let out = unfold()
+            .args(["prefix", "-q", "--mci", "-"])
+            .args(other)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{other:?}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("standard output"), "{err}");
+    }
+}

@@ -10,16 +10,17 @@
 //! for each event:      its transition
 //! for each condition:  its place, its producing event (0: initial), its consumers..., 0
 //! for each cutoff:     the cutoff, its corresponding event (0: the initial event ⊥); then 0
-//! further data..., 0   (empty in the files of Mole and unfold; skipped)
+//! for each configuration: its events..., 0; then 0   (none in Mole's, Punf's and ours)
 //! #places #transitions length-of-the-longest-name
 //! place names, each NUL-terminated, then one more NUL
 //! transition names, each NUL-terminated, then one more NUL
 //! ```
 //!
-//! The reader checks that every number it can check refers to something in the file (events,
-//! places, transitions) and reports the byte offset of the first value that does not. The
-//! corresponding event of a cutoff is kept as written: other writers may give it another
-//! meaning, and the sizes do not depend on it.
+//! This is the layout of Punf's published description of the format (`mci_format.txt`) and of
+//! what Mole writes. The reader checks that every number it can check refers to something in
+//! the file (events, places, transitions) and reports the byte offset of the first value that
+//! does not. The corresponding event of a cutoff is kept as written: Punf writes `0xFFFFFFFF`
+//! when it is not a local configuration's event.
 
 use std::fmt;
 use std::path::Path;
@@ -56,8 +57,9 @@ pub struct Mci {
     pub conditions: Vec<MciCondition>,
     /// The cutoffs, in file order.
     pub cutoffs: Vec<MciCutoff>,
-    /// The numbers between the cutoffs and the net's sizes (none in Mole's files).
-    pub further: Vec<u32>,
+    /// The configurations listed after the cutoffs (event numbers; none in the files of Mole,
+    /// Punf and unfold).
+    pub configurations: Vec<Vec<u32>>,
     /// The length of the longest place or transition name, as the file states it.
     pub longest_name: u32,
     /// The place names (bytes that are not UTF-8 replaced).
@@ -172,10 +174,17 @@ pub fn parse(bytes: &[u8]) -> Result<Mci, MciError> {
         }
     }
     loop {
-        match r.int("the further data")? {
-            0 => break,
-            v => mci.further.push(v),
+        let mut config = Vec::new();
+        loop {
+            match r.event_or_end(n_events, "a configuration")? {
+                0 => break,
+                e => config.push(e),
+            }
         }
+        if config.is_empty() {
+            break;
+        }
+        mci.configurations.push(config);
     }
     let n_places = r.int("the number of places")?;
     let n_transitions = r.int("the number of transitions")?;
@@ -366,7 +375,7 @@ mod tests {
         assert_eq!(m.places, ["p", "q"]);
         assert_eq!(m.transitions, ["a", "b"]);
         assert_eq!(m.longest_name, 1);
-        assert!(m.further.is_empty());
+        assert!(m.configurations.is_empty());
     }
 
     #[test]
@@ -422,6 +431,32 @@ mod tests {
         let err = parse(&b).unwrap_err();
         assert_eq!(err.kind, MciErrorKind::Unclosed("transition"));
         assert_eq!(err.offset as usize, at);
+    }
+
+    /// Configurations after the cutoffs (the format allows them; no current writer makes them),
+    /// and Punf's "no corresponding event" (`0xFFFFFFFF`).
+    #[test]
+    fn configurations_and_unspecified_correspondents() {
+        #[rustfmt::skip]
+        let words = [
+            3, 2,
+            1, 2,
+            1, 0, 1, 0,
+            2, 1, 2, 0,
+            1, 2, 0,
+            2, u32::MAX, 0,
+            1, 2, 0, 1, 0, 0,
+            2, 2, 1,
+        ];
+        let m = parse(&bytes(&words, b"p\0q\0\0a\0b\0\0")).unwrap();
+        assert_eq!(m.configurations, vec![vec![1, 2], vec![1]]);
+        assert_eq!(m.cutoffs[0].corresponding, u32::MAX);
+        assert_eq!(m.places, ["p", "q"]);
+        // An event of a configuration that does not exist.
+        let mut words = words;
+        words[20] = 3;
+        let err = parse(&bytes(&words, b"p\0q\0\0a\0b\0\0")).unwrap_err();
+        assert_eq!(err.offset, 80);
     }
 
     #[test]
