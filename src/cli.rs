@@ -159,6 +159,8 @@ pub enum Outcome {
     Found,
     /// Stopped by a limit, statistics so far printed (exit 3).
     Stopped,
+    /// `batch` only: every run recorded, but some crashed or failed (exit 4).
+    Failed,
 }
 
 /// Parses `30s`, `5m`, `1h`, `250ms`, `1.5s`, or a bare number of seconds.
