@@ -29,7 +29,9 @@ pub struct BatchArgs {
     #[arg(long, value_delimiter = ',', default_value = "dpor,prefix,reach")]
     pub modes: Vec<String>,
     /// Another tool on the same nets: `NAME='COMMAND {pep}'` (also `{pnml}`, `{file}`; nets
-    /// are converted where the template asks for the other format). Repeatable.
+    /// are converted where the template asks for the other format). `{mci}` is a temporary
+    /// path for the tool's `.mci` prefix, whose sizes go into the row (`mole {pep} -m {mci}`);
+    /// otherwise Cunf-style printed statistics are read. Repeatable.
     #[arg(long, value_name = "NAME=COMMAND")]
     pub external: Vec<String>,
     /// Time limit of each run (passed to unfold, which is killed 10 s later if still running;
