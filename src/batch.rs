@@ -140,7 +140,8 @@ pub enum Mode {
     Prefix,
     /// `unfold reach FILE`: explicit-state reachability.
     Reach,
-    /// Another tool: `sh -c TEMPLATE` with `{pnml}`, `{pep}` and `{file}` substituted.
+    /// Another tool: `sh -c TEMPLATE` with `{pnml}`, `{pep}` and `{file}` substituted, and
+    /// `{mci}` by a fresh path whose `.mci` prefix, when the tool writes one, gives the sizes.
     External {
         /// The mode's name in rows.
         name: String,
@@ -800,6 +801,28 @@ fn convert(
 
 static JOB_TAG: AtomicUsize = AtomicUsize::new(0);
 
+/// Fills the placeholders `{key}` of `template` in one pass (a value is never searched for
+/// further placeholders); unknown `{...}` are left as they are.
+pub fn fill_template(template: &str, values: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    'scan: while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        for (key, value) in values {
+            if let Some(after) = rest.strip_prefix(key) {
+                out.push_str(value);
+                rest = after;
+                continue 'scan;
+            }
+        }
+        out.push('{');
+        rest = &rest[1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn external_row(
     mut row: Row,
     template: &str,
@@ -810,9 +833,9 @@ fn external_row(
     let tag = JOB_TAG.fetch_add(1, Ordering::Relaxed);
     let file = job.net.path.as_path();
     let mut temps = Vec::new();
-    let mut command = template.replace("{file}", &shell_quote(&file.to_string_lossy()));
+    let mut values = vec![("{file}", shell_quote(&file.to_string_lossy()))];
     for (key, want_pep) in [("{pep}", true), ("{pnml}", false)] {
-        if !command.contains(key) {
+        if !template.contains(key) {
             continue;
         }
         let path = if is_pep(file) == want_pep {
@@ -834,11 +857,27 @@ fn external_row(
                 }
             }
         };
-        command = command.replace(key, &shell_quote(&path.to_string_lossy()));
+        values.push((key, shell_quote(&path.to_string_lossy())));
     }
+    // `{mci}`: a fresh path for the prefix the tool writes; its sizes are read after the run.
+    let mci = template.contains("{mci}").then(|| {
+        let _ = std::fs::create_dir_all(&opts.work_dir);
+        let path = opts.work_dir.join(format!("{tag}.mci"));
+        let _ = std::fs::remove_file(&path);
+        path
+    });
+    if let Some(path) = &mci {
+        values.push(("{mci}", shell_quote(&path.to_string_lossy())));
+        temps.push(path.clone());
+    }
+    let command = fill_template(template, &values);
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(&command);
     let result = supervise(cmd, opts.timeout, interrupt);
+    let prefix_sizes = match (&result, &mci) {
+        (Ok(run), Some(path)) if run.ended == Ended::Exited(0) => Some(mci_sizes(path)),
+        _ => None,
+    };
     for t in temps {
         let _ = std::fs::remove_file(t);
     }
@@ -888,7 +927,33 @@ fn external_row(
         }
         Ended::Interrupted => return None,
     }
+    match prefix_sizes {
+        Some(Ok((events, conditions, cutoffs))) => {
+            row.figures.events = Some(events);
+            row.figures.conditions = Some(conditions);
+            row.figures.cutoffs = Some(cutoffs);
+        }
+        Some(Err(message)) => {
+            row.status = Status::Error;
+            row.message = message;
+        }
+        None => {}
+    }
     Some(row)
+}
+
+/// Events (cutoffs included), conditions and cutoffs of the `.mci` file a tool wrote at `path`;
+/// the error is the row's message.
+fn mci_sizes(path: &Path) -> Result<(u64, u64, u64), String> {
+    if !path.exists() {
+        return Err("the tool exited 0 but wrote no .mci file at {mci}".into());
+    }
+    let m = crate::formats::mci::read_mci(path).map_err(|e| e.to_string())?;
+    Ok((
+        m.event_count() as u64,
+        m.condition_count() as u64,
+        m.cutoff_count() as u64,
+    ))
 }
 
 /// Runs one job to its row; `None` when the batch was interrupted meanwhile (the run is then
@@ -1044,6 +1109,31 @@ fn key_of(words: &[&str]) -> Option<&'static str> {
     })
 }
 
+/// Whether `word` in front of a count's name makes it another count: Cunf's "white events",
+/// "generating cond.", our "non-cutoff events", "queued events" of progress lines.
+fn qualifies(word: &str) -> bool {
+    matches!(
+        word,
+        "non"
+            | "noncutoff"
+            | "non-cutoff"
+            | "white"
+            | "gray"
+            | "grey"
+            | "black"
+            | "generating"
+            | "reading"
+            | "compound"
+            | "queued"
+            | "pending"
+            | "possible"
+            | "max"
+            | "avg"
+            | "mean"
+            | "average"
+    )
+}
+
 /// Words right before token `i` (skipping one parenthesised group), nearest last.
 fn words_before(toks: &[Tok], i: usize) -> Vec<&str> {
     let mut j = i;
@@ -1094,8 +1184,11 @@ pub fn parse_tool_output(text: &str) -> Figures {
             } else {
                 Vec::new()
             };
-            // The longest phrase ending right before the number, then the one right after.
-            let mut key = (0..before.len()).find_map(|s| key_of(&before[s..]));
+            // The longest phrase ending right before the number, then the one right after. A
+            // phrase with a qualifier in front ("white events", "non-cutoff events") counts
+            // something else.
+            let mut key = (0..before.len())
+                .find_map(|s| key_of(&before[s..]).filter(|_| s == 0 || !qualifies(before[s - 1])));
             if key.is_none() {
                 let after = words_after(&toks, i);
                 if let Some(l) = (1..=after.len())
@@ -1267,6 +1360,40 @@ mod tests {
         assert_eq!(f.conditions, Some(20));
         assert_eq!(f.cutoffs, Some(3));
         assert_eq!(f.histories, Some(11));
+    }
+
+    /// Cunf 1.6.1's `-i` statistics, as it printed them for pep/do_od.ll_net (11 events, 20
+    /// conditions, 1 cutoff in ORACLES.tsv).
+    #[test]
+    fn cunf_1_6_statistics() {
+        let text = "cpu time             : 0.001\nmax memory (rss)     : 5\n\
+                    histories            : 11\nevents               : 11\n\
+                    conditions           : 20\ngenerating cond.     : 18\n\
+                    reading cond.        : 0\ncompound cond.       : 0\n\
+                    vector r(h) [avg]    : 0.00\nvector co(r) [avg]   : 1.11\n\
+                    pre-set(e) [avg]     : 0.00\ncutoffs              : 1\n\
+                    white events         : 0\ngray events          : 0\n\
+                    black events         : 0\nnet                  : do_od.ll_net\n";
+        let f = parse_tool_output(text);
+        assert_eq!(
+            (f.events, f.conditions, f.cutoffs, f.histories),
+            (Some(11), Some(20), Some(1), Some(11))
+        );
+        // Our own human report: "non-cutoff events" is not the events.
+        let f = parse_tool_output("events  11\ncutoffs  1\nnon-cutoff events  10\n");
+        assert_eq!((f.events, f.cutoffs), (Some(11), Some(1)));
+    }
+
+    #[test]
+    fn templates_are_filled_once() {
+        let values = [
+            ("{pep}", "'a{mci}.ll_net'".to_string()),
+            ("{mci}", "'o.mci'".into()),
+        ];
+        assert_eq!(
+            fill_template("mole {pep} -m {mci} {x} {", &values),
+            "mole 'a{mci}.ll_net' -m 'o.mci' {x} {"
+        );
     }
 
     #[test]

@@ -159,6 +159,8 @@ pub enum Outcome {
     Found,
     /// Stopped by a limit, statistics so far printed (exit 3).
     Stopped,
+    /// `batch` only: every run recorded, but some crashed or failed (exit 4).
+    Failed,
 }
 
 /// Parses `30s`, `5m`, `1h`, `250ms`, `1.5s`, or a bare number of seconds.
@@ -259,10 +261,21 @@ pub(crate) fn read_net(path: &Path, guard: &Guard) -> Result<(Net, Format)> {
 /// Prints `stats` as asked: the human block on standard output unless the JSON goes there.
 /// Prints nothing when the guard printed the run's report already (it is ending the process).
 pub(crate) fn emit(stats: &Stats, output: &OutputArgs, extra_human: &[String]) -> Result<()> {
+    emit_to(stats, output, extra_human, false)
+}
+
+/// [`emit`], with the human block on standard error when `stdout_taken` (another output, such
+/// as `--mci -`, is written to standard output).
+pub(crate) fn emit_to(
+    stats: &Stats,
+    output: &OutputArgs,
+    extra_human: &[String],
+    stdout_taken: bool,
+) -> Result<()> {
     let Some(_claim) = crate::cli_guard::claim_report() else {
         return Ok(());
     };
-    write_report(stats, output, extra_human)
+    write_report_to(stats, output, extra_human, stdout_taken)
 }
 
 /// Prints `stats` (see [`emit`]) without claiming the report.
@@ -271,9 +284,24 @@ pub(crate) fn write_report(
     output: &OutputArgs,
     extra_human: &[String],
 ) -> Result<()> {
+    write_report_to(stats, output, extra_human, false)
+}
+
+fn write_report_to(
+    stats: &Stats,
+    output: &OutputArgs,
+    extra_human: &[String],
+    stdout_taken: bool,
+) -> Result<()> {
     let stdout = io::stdout();
     let json_to_stdout = output.json.as_deref() == Some(Path::new("-"));
-    if !json_to_stdout {
+    if stdout_taken {
+        let mut err = io::stderr().lock();
+        stats.write_human(&mut err)?;
+        for line in extra_human {
+            writeln!(err, "{line}")?;
+        }
+    } else if !json_to_stdout {
         let mut out = stdout.lock();
         stats.write_human(&mut out)?;
         for line in extra_human {
@@ -503,7 +531,8 @@ pub struct PrefixArgs {
     /// Refuse DOT renderings with more nodes than this.
     #[arg(long, value_name = "N", default_value_t = 2000)]
     pub dot_limit: usize,
-    /// Write the prefix in Mole/Punf's binary .mci format to OUT.
+    /// Write the prefix in Mole/Punf's binary .mci format to OUT (`-` for standard output; the
+    /// human report then goes to standard error).
     #[arg(long, value_name = "OUT")]
     pub mci: Option<PathBuf>,
     #[command(flatten)]
@@ -514,6 +543,17 @@ pub struct PrefixArgs {
 
 fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     use unfold::explore::prefix::{DeadlockAnswer, Order, PrefixOptions, unfold_prefix};
+    // At most one output on standard output; a drawing or a prefix there sends the human
+    // report to standard error, so that `--mci - > x.mci` is a clean file.
+    let dash = |p: &Option<PathBuf>| p.as_deref() == Some(Path::new("-"));
+    let on_stdout = [&args.dot, &args.mci, &args.output.json]
+        .into_iter()
+        .filter(|p| dash(p))
+        .count();
+    if on_stdout > 1 {
+        bail!("only one of --dot -, --mci - and --json - can write to standard output");
+    }
+    let stdout_taken = dash(&args.dot) || dash(&args.mci);
     let guard = Guard::start(
         args.limits.limits(interrupt),
         "prefix",
@@ -635,12 +675,17 @@ fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         }
     }
     if let Some(path) = &args.mci {
-        let mut file = std::fs::File::create(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        unfold::report::mci::write_mci(&net, &r.prefix, &mut file)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        if dash(&args.mci) {
+            unfold::report::mci::write_mci(&net, &r.prefix, &mut io::stdout().lock())
+                .context("cannot write the .mci prefix to standard output")?;
+        } else {
+            let mut file = std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            unfold::report::mci::write_mci(&net, &r.prefix, &mut file)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
     }
-    emit(&stats, &args.output, &extra)?;
+    emit_to(&stats, &args.output, &extra, stdout_taken)?;
     Ok(if found && !args.limits.no_fail {
         Outcome::Found
     } else if !complete || stopped_deadlock {

@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::{Outcome, parse_duration, parse_size};
 use unfold::batch::{
-    COLUMNS, Job, Mode, Row, RunOptions, csv_line, discover, parse_csv, run_jobs, summary,
+    COLUMNS, Job, Mode, Row, RunOptions, Status, csv_line, discover, parse_csv, run_jobs, summary,
 };
 
 /// `unfold batch`.
@@ -29,7 +29,9 @@ pub struct BatchArgs {
     #[arg(long, value_delimiter = ',', default_value = "dpor,prefix,reach")]
     pub modes: Vec<String>,
     /// Another tool on the same nets: `NAME='COMMAND {pep}'` (also `{pnml}`, `{file}`; nets
-    /// are converted where the template asks for the other format). Repeatable.
+    /// are converted where the template asks for the other format). `{mci}` is a temporary
+    /// path for the tool's `.mci` prefix, whose sizes go into the row (`mole {pep} -m {mci}`);
+    /// otherwise Cunf-style printed statistics are read. Repeatable.
     #[arg(long, value_name = "NAME=COMMAND")]
     pub external: Vec<String>,
     /// Time limit of each run (passed to unfold, which is killed 10 s later if still running;
@@ -246,14 +248,31 @@ pub fn run(args: &BatchArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let mut out = io::stdout().lock();
     write!(out, "{}", summary(&rows, &names))?;
     out.flush()?;
-    if complete {
-        Ok(Outcome::Clean)
-    } else {
+    if !complete {
         eprintln!(
             "interrupted: {} of {} runs recorded; run again with --resume to finish",
             rows.len(),
             nets.len() * modes.len()
         );
-        Ok(Outcome::Stopped)
+        return Ok(Outcome::Stopped);
+    }
+    Ok(outcome_of(&rows))
+}
+
+/// The exit status of a finished batch, from all its rows (those of a resumed CSV included):
+/// 4 when a run crashed or failed, else 3 when a run was stopped by a limit, else 0. Deadlocks
+/// and refusals (a net out of a mode's scope) are answers, not failures.
+fn outcome_of(rows: &[Row]) -> Outcome {
+    let count = |st: &[Status]| rows.iter().filter(|r| st.contains(&r.status)).count();
+    let failed = count(&[Status::Error, Status::Crash]);
+    let limited = count(&[Status::Timeout, Status::Memory]);
+    if failed > 0 {
+        eprintln!("{failed} runs crashed or failed (status error or crash in the rows)");
+        Outcome::Failed
+    } else if limited > 0 {
+        eprintln!("{limited} runs stopped at a limit (status timeout or memory in the rows)");
+        Outcome::Stopped
+    } else {
+        Outcome::Clean
     }
 }

@@ -1,6 +1,6 @@
 //! The `unfold` binary: parses arguments, runs the library, maps outcomes and errors to exit
 //! codes (0 clean, 1 deadlock or assertion failure found, 2 bad input or usage, 3 stopped by a
-//! limit).
+//! limit, 4 some runs of a batch crashed or failed).
 
 mod cli;
 mod cli_alloc;
@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Ok(cli::Outcome::Clean) => ExitCode::SUCCESS,
         Ok(cli::Outcome::Found) => ExitCode::from(1),
         Ok(cli::Outcome::Stopped) => ExitCode::from(3),
+        Ok(cli::Outcome::Failed) => ExitCode::from(4),
         Err(e) => {
             // One line: the library's errors already name the file and the position.
             let msg = format!("{e:#}").replace('\n', " ");

@@ -1,6 +1,6 @@
-//! `unfold prefix --mci`: the file is read back by a reader written here from the format's
-//! description (not the writer's code), and checked against ORACLES.tsv (events, conditions,
-//! cutoffs), the net (every event's preset and postset are its transition's), the causal
+//! `unfold prefix --mci`: the file is read back by the library's `.mci` reader (written from
+//! the format's description, not from the writer's code), and checked against ORACLES.tsv
+//! (events, conditions, cutoffs), the net (every event's preset and postset are its transition's), the causal
 //! numbering the checkers of Mole/Punf rely on, and the meaning of cutoffs (a cutoff's local
 //! configuration reaches the marking of its corresponding event's).
 
@@ -9,11 +9,12 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{oracles, shared_nets, unfold};
+use unfold::formats::mci::{Mci, read_mci};
 use unfold::formats::read_net;
 
-/// A parsed `.mci` file (1-based numbering; index 0 unused).
-#[derive(Debug, Default)]
-struct Mci {
+/// The prefix of an `.mci` file in arrays indexed by the file's 1-based numbers (index 0
+/// unused), as the checks below read it.
+struct Numbered {
     ev_tr: Vec<u32>,
     co_pl: Vec<u32>,
     co_pre: Vec<u32>,
@@ -24,75 +25,32 @@ struct Mci {
     longest: u32,
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl Cursor<'_> {
-    fn int(&mut self) -> u32 {
-        let b = self
-            .bytes
-            .get(self.pos..self.pos + 4)
-            .unwrap_or_else(|| panic!("truncated .mci at byte {}", self.pos));
-        self.pos += 4;
-        u32::from_le_bytes(b.try_into().unwrap())
-    }
-
-    /// Reads numbers up to a terminating 0.
-    fn list(&mut self) -> Vec<u32> {
-        std::iter::from_fn(|| Some(self.int()).filter(|&v| v != 0)).collect()
-    }
-
-    fn name(&mut self) -> String {
-        let len = self.bytes[self.pos..]
+fn numbered(m: Mci) -> Numbered {
+    let conds = &m.conditions;
+    Numbered {
+        ev_tr: std::iter::once(0).chain(m.events.iter().copied()).collect(),
+        co_pl: std::iter::once(0)
+            .chain(conds.iter().map(|c| c.place))
+            .collect(),
+        co_pre: std::iter::once(0)
+            .chain(conds.iter().map(|c| c.producer))
+            .collect(),
+        co_post: std::iter::once(Vec::new())
+            .chain(conds.iter().map(|c| c.consumers.clone()))
+            .collect(),
+        cutoffs: m
+            .cutoffs
             .iter()
-            .position(|&b| b == 0)
-            .expect("unterminated name");
-        let s = String::from_utf8(self.bytes[self.pos..self.pos + len].to_vec()).unwrap();
-        self.pos += len + 1;
-        s
+            .map(|c| (c.event, c.corresponding))
+            .collect(),
+        places: m.places,
+        transitions: m.transitions,
+        longest: m.longest_name,
     }
-}
-
-fn parse(bytes: &[u8]) -> Mci {
-    let mut c = Cursor { bytes, pos: 0 };
-    let (nco, nev) = (c.int() as usize, c.int() as usize);
-    let mut m = Mci {
-        ev_tr: vec![0],
-        co_pl: vec![0],
-        co_pre: vec![0],
-        co_post: vec![Vec::new()],
-        ..Mci::default()
-    };
-    for _ in 0..nev {
-        m.ev_tr.push(c.int());
-    }
-    for _ in 0..nco {
-        m.co_pl.push(c.int());
-        m.co_pre.push(c.int());
-        m.co_post.push(c.list());
-    }
-    loop {
-        let e = c.int();
-        if e == 0 {
-            break;
-        }
-        m.cutoffs.push((e, c.int()));
-    }
-    assert!(c.list().is_empty(), "unexpected data after the cutoffs");
-    let (npl, ntr) = (c.int(), c.int());
-    m.longest = c.int();
-    m.places = (0..npl).map(|_| c.name()).collect();
-    assert_eq!(c.name(), "", "place names not closed by an empty name");
-    m.transitions = (0..ntr).map(|_| c.name()).collect();
-    assert_eq!(c.name(), "", "transition names not closed by an empty name");
-    assert_eq!(c.pos, bytes.len(), "trailing bytes");
-    m
 }
 
 /// The places marked after the events of `config` (a set of event numbers).
-fn marking(m: &Mci, config: &BTreeSet<u32>) -> Vec<u32> {
+fn marking(m: &Numbered, config: &BTreeSet<u32>) -> Vec<u32> {
     let mut places: Vec<u32> = (1..m.co_pl.len())
         .filter(|&c| {
             (m.co_pre[c] == 0 || config.contains(&m.co_pre[c]))
@@ -104,7 +62,7 @@ fn marking(m: &Mci, config: &BTreeSet<u32>) -> Vec<u32> {
     places
 }
 
-fn local_configuration(m: &Mci, preset: &[Vec<u32>], e: u32) -> BTreeSet<u32> {
+fn local_configuration(m: &Numbered, preset: &[Vec<u32>], e: u32) -> BTreeSet<u32> {
     let mut seen = BTreeSet::new();
     let mut stack = vec![e];
     while let Some(x) = stack.pop() {
@@ -130,7 +88,7 @@ fn check(file: &str) {
         .arg(&path)
         .assert()
         .code(0);
-    let m = parse(&std::fs::read(&out).unwrap());
+    let m = numbered(read_mci(&out).unwrap());
     let nev = m.ev_tr.len() - 1;
     let nco = m.co_pl.len() - 1;
 
@@ -235,4 +193,81 @@ fn mci_unwritable_path_is_an_error() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent-dir/x.mci"), "{err}");
+}
+
+/// `--mci -` writes the binary prefix alone on standard output (the human report goes to
+/// standard error): the same bytes as `--mci FILE`, readable as they are.
+#[test]
+fn mci_to_standard_output() {
+    let file = "pep/do_od.ll_net";
+    let path = shared_nets().join(file);
+    let out = unfold()
+        .args(["prefix", "-q", "--mci", "-"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let m = unfold::formats::mci::parse(&out.stdout).expect("stdout is exactly an .mci file");
+    let props = &oracles()[file];
+    assert_eq!(m.event_count().to_string(), props["prefix.events"]);
+    assert_eq!(m.condition_count().to_string(), props["prefix.conditions"]);
+    assert_eq!(m.cutoff_count().to_string(), props["prefix.cutoffs"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("non-cutoff events"),
+        "report not on stderr: {err}"
+    );
+    assert!(
+        !std::path::Path::new("-").exists(),
+        "a file named '-' was written"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let to_file = dir.path().join("p.mci");
+    unfold()
+        .args(["prefix", "-q", "--mci"])
+        .arg(&to_file)
+        .arg(&path)
+        .assert()
+        .code(0);
+    assert_eq!(std::fs::read(&to_file).unwrap(), out.stdout);
+    // The JSON can still go to a file meanwhile; `--dot -` likewise keeps stdout to itself.
+    let json = dir.path().join("s.json");
+    let out = unfold()
+        .args(["prefix", "-q", "--mci", "-", "--json"])
+        .arg(&json)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(unfold::formats::mci::parse(&out.stdout).is_ok());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["events"].to_string(), props["prefix.events"]);
+    let out = unfold()
+        .args(["prefix", "-q", "--dot", "-"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let dot = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dot.starts_with("digraph") && dot.trim_end().ends_with('}'),
+        "{dot}"
+    );
+}
+
+/// Two outputs cannot share standard output: refused before any work, exit 2.
+#[test]
+fn two_outputs_on_standard_output_are_refused() {
+    let path = shared_nets().join("pep/do_od.ll_net");
+    for other in [["--json", "-"], ["--dot", "-"]] {
+        let out = unfold()
+            .args(["prefix", "-q", "--mci", "-"])
+            .args(other)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{other:?}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("standard output"), "{err}");
+    }
 }

@@ -3,6 +3,7 @@
 //! Readers take the whole file as bytes (memory-mapped for large files) and produce a model;
 //! every error names the file and a position in it.
 
+pub mod mci;
 pub mod pep;
 pub mod pnml;
 pub mod tsys;

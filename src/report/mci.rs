@@ -19,6 +19,7 @@
 //! Mole we number the non-cutoff events first, in the order they entered the prefix, then the
 //! cutoffs (which cause nothing); conditions follow: the initial ones, then the postsets of the
 //! events in their new order. Places and transitions are numbered in file order.
+//! [`crate::formats::mci`] reads such files back.
 
 use std::io::{self, Write};
 
