@@ -633,6 +633,43 @@ impl ProgramSystem {
         self.transitions[t as usize].inst
     }
 
+    /// The statement of transition `t`, without the name of its instance.
+    pub fn statement(&self, t: Transition) -> &str {
+        let tr = &self.transitions[t as usize];
+        let skip = self.instances[tr.inst as usize].name.len() + 2;
+        tr.name.get(skip..).unwrap_or(&tr.name)
+    }
+
+    /// Whether transition `t` is a `lock` (an acquisition, disabled while the lock is held).
+    pub fn is_lock(&self, t: Transition) -> bool {
+        let tr = &self.transitions[t as usize];
+        let code = &self.codes[self.instances[tr.inst as usize].code];
+        tr.pc
+            .is_some_and(|pc| matches!(code.ops[pc as usize], Op::Lock(_)))
+    }
+
+    /// Number of handler threads.
+    pub fn handler_count(&self) -> usize {
+        self.handler_names.len()
+    }
+
+    /// The name of handler `h`.
+    pub fn handler_name(&self, h: HandlerId) -> &str {
+        &self.handler_names[h as usize]
+    }
+
+    /// The footprint resource of handler `h`: every step of its messages writes it (the naive
+    /// serialisation of the handler, which Event-DPOR leaves out of its conflicts).
+    pub fn handler_resource(&self, h: HandlerId) -> Resource {
+        (self.var_names.len() + self.lock_names.len()) as Resource + h
+    }
+
+    /// The footprint resource of instance `i`'s program order (written by each of its steps
+    /// and by the post that creates it).
+    pub fn program_order_resource(&self, i: InstanceId) -> Resource {
+        (self.var_names.len() + self.lock_names.len() + self.handler_names.len()) as Resource + i
+    }
+
     /// The status of instance `i` at `state`.
     pub fn status(&self, state: &[u64], i: InstanceId) -> Status {
         Status::from_code(get16(state, self.instances[i as usize].status_f))

@@ -1,0 +1,368 @@
+//! Handler-respecting linearizations of a happens-before order.
+//!
+//! An interleaving of the events of an execution is itself an execution of the program iff it
+//! is a linearization of `→` in which no two messages of one handler overlap: values read,
+//! locks and posts are all ordered by `→`, and the handler is the one constraint `→` leaves
+//! out. Two uses:
+//! - [`first`]: is there an equivalent execution whose suffix after a prefix starts with a
+//!   given process's event, and which one? For a thread (or a message already running) it is
+//!   enough that the event has no predecessor in the suffix; for a message not started yet the
+//!   other messages of its handler may have to be moved behind it, a search (deciding it in
+//!   general is NP-hard, as for the consistency of event-driven traces), greedy first with
+//!   memoised backtracking and a budget.
+//! - [`wakeup`]: the wakeup sequence of a race: a down-closed set of events placed in
+//!   execution order where the handlers allow, with at most one unfinished message per handler,
+//!   placed last, and the racing event at the very end.
+
+use std::rc::Rc;
+
+use rustc_hash::FxHashSet;
+
+use super::hb::Clocks;
+use super::model::{Inst, Model, Step};
+
+/// An execution (from the initial state) whose events carry their clocks. Reordering it into
+/// an equivalent execution keeps each event's clock.
+#[derive(Clone, Debug)]
+pub struct Cand {
+    /// The steps.
+    pub steps: Vec<Step>,
+    /// For each position, the row of its clock in `clocks`.
+    pub rows: Vec<u32>,
+    /// The clocks, as computed on some execution of the class.
+    pub clocks: Rc<Clocks>,
+}
+
+impl Cand {
+    /// `steps` with clocks computed for them.
+    pub fn new(model: &Model, steps: Vec<Step>) -> Cand {
+        let clocks = Rc::new(super::hb::clocks(model, &steps));
+        Cand {
+            rows: (0..steps.len() as u32).collect(),
+            steps,
+            clocks,
+        }
+    }
+
+    /// The clock of the event at position `i`.
+    pub fn clock(&self, i: usize) -> &[u32] {
+        self.clocks.row(self.rows[i] as usize)
+    }
+
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Whether there are no events.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// Events per process in the first `a` steps.
+    pub fn counts(&self, procs: usize, a: usize) -> Vec<u32> {
+        let mut c = vec![0u32; procs];
+        for s in &self.steps[..a] {
+            c[s.ev.inst as usize] += 1;
+        }
+        c
+    }
+
+    /// The same class with the suffix after `a` reordered as `order` (positions).
+    fn reordered(&self, a: usize, order: &[usize]) -> Cand {
+        let mut steps = self.steps[..a].to_vec();
+        let mut rows = self.rows[..a].to_vec();
+        for &i in order {
+            steps.push(self.steps[i]);
+            rows.push(self.rows[i]);
+        }
+        Cand {
+            steps,
+            rows,
+            clocks: self.clocks.clone(),
+        }
+    }
+}
+
+/// The outcome of a search with a budget.
+#[derive(Clone, Debug)]
+pub enum Search<T> {
+    /// Found.
+    Found(T),
+    /// There is none.
+    None,
+    /// The budget ran out first.
+    Undecided,
+}
+
+/// The busy handlers after the first `a` steps of `cand`: for each handler, the message that
+/// started and has not ended.
+pub fn occupants_after(model: &Model, cand: &Cand, a: usize) -> Vec<Option<Inst>> {
+    let mut occ = vec![None; model.handlers];
+    for s in &cand.steps[..a] {
+        if let Some(h) = model.handler[s.ev.inst as usize] {
+            if s.ev.idx == 0 {
+                occ[h as usize] = Some(s.ev.inst);
+            }
+            if s.ends {
+                occ[h as usize] = None;
+            }
+        }
+    }
+    occ
+}
+
+/// An equivalent execution whose step at position `a` is the next event of process `q`, if
+/// one exists: the event must have no predecessor among the steps from `a` on, and the
+/// handlers must allow moving it (and, for a message not started yet, all of it) first.
+pub fn first(model: &Model, cand: &Cand, a: usize, q: Inst, budget: &mut u64) -> Search<Cand> {
+    let procs = model.procs();
+    let base = cand.counts(procs, a);
+    let Some(pos) = (a..cand.len()).find(|&i| cand.steps[i].ev.inst == q) else {
+        return Search::None;
+    };
+    // No predecessor after `a`.
+    let clock = cand.clock(pos);
+    if (0..procs).any(|r| r != q as usize && clock[r] > base[r]) {
+        return Search::None;
+    }
+    let simple = match model.handler[q as usize] {
+        Some(h) if cand.steps[pos].ev.idx == 0 => {
+            let occ = occupants_after(model, cand, a);
+            if occ[h as usize].is_some() {
+                return Search::None;
+            }
+            // No other message of the handler starts before `pos`: moving the event is enough.
+            !cand.steps[a..pos]
+                .iter()
+                .any(|s| s.ev.inst != q && model.handler[s.ev.inst as usize] == Some(h))
+        }
+        _ => true,
+    };
+    if simple {
+        let mut order: Vec<usize> = Vec::with_capacity(cand.len() - a);
+        order.push(pos);
+        order.extend((a..cand.len()).filter(|&i| i != pos));
+        return Search::Found(cand.reordered(a, &order));
+    }
+    match linearize(model, cand, a, &base, pos, budget) {
+        Search::Found(order) => Search::Found(cand.reordered(a, &order)),
+        Search::None => Search::None,
+        Search::Undecided => Search::Undecided,
+    }
+}
+
+/// A handler-respecting linearization of the steps of `cand` after `a` that starts with the
+/// step at `start`: depth-first, trying steps in execution order, remembering dead ends.
+fn linearize(
+    model: &Model,
+    cand: &Cand,
+    a: usize,
+    base: &[u32],
+    start: usize,
+    budget: &mut u64,
+) -> Search<Vec<usize>> {
+    let procs = model.procs();
+    let n = cand.len() - a;
+    // Positions of each process's remaining steps, in program order.
+    let mut by_proc: Vec<Vec<usize>> = vec![Vec::new(); procs];
+    for i in a..cand.len() {
+        by_proc[cand.steps[i].ev.inst as usize].push(i);
+    }
+    let mut placed = vec![0u32; procs];
+    let mut occ = occupants_after(model, cand, a);
+    let placeable = |i: usize, placed: &[u32], occ: &[Option<Inst>]| -> bool {
+        let s = cand.steps[i];
+        let clock = cand.clock(i);
+        let p = s.ev.inst as usize;
+        if (0..procs).any(|r| r != p && clock[r] > base[r] + placed[r]) {
+            return false;
+        }
+        match model.handler[p] {
+            Some(h) if s.ev.idx == 0 => occ[h as usize].is_none(),
+            _ => true,
+        }
+    };
+    let candidates = |placed: &[u32], occ: &[Option<Inst>]| -> Vec<usize> {
+        let mut c: Vec<usize> = (0..procs)
+            .filter_map(|p| by_proc[p].get(placed[p] as usize).copied())
+            .filter(|&i| placeable(i, placed, occ))
+            .collect();
+        c.sort_unstable();
+        c
+    };
+    if !placeable(start, &placed, &occ) {
+        return Search::None;
+    }
+    let mut failed: FxHashSet<Vec<u32>> = FxHashSet::default();
+    // Each frame: the candidates at that depth and the next to try; `undo` restores the
+    // handler a placed step changed.
+    let mut frames: Vec<(Vec<usize>, usize)> = vec![(vec![start], 0)];
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    let mut undo: Vec<(usize, Option<Inst>)> = Vec::with_capacity(n);
+    loop {
+        if order.len() == n {
+            return Search::Found(order);
+        }
+        if *budget == 0 {
+            return Search::Undecided;
+        }
+        *budget -= 1;
+        let Some(top) = frames.last_mut() else {
+            return Search::None;
+        };
+        if top.1 < top.0.len() {
+            let i = top.0[top.1];
+            top.1 += 1;
+            let s = cand.steps[i];
+            let p = s.ev.inst as usize;
+            placed[p] += 1;
+            let h = model.handler[p].map(|h| h as usize);
+            let before = h.map_or(None, |h| occ[h]);
+            if let Some(h) = h {
+                if s.ev.idx == 0 {
+                    occ[h] = Some(s.ev.inst);
+                }
+                if s.ends {
+                    occ[h] = None;
+                }
+            }
+            if failed.contains(&placed) {
+                placed[p] -= 1;
+                if let Some(h) = h {
+                    occ[h] = before;
+                }
+                continue;
+            }
+            order.push(i);
+            undo.push((h.unwrap_or(usize::MAX), before));
+            let next = candidates(&placed, &occ);
+            frames.push((next, 0));
+        } else {
+            failed.insert(placed.clone());
+            frames.pop();
+            let Some(i) = order.pop() else {
+                return Search::None;
+            };
+            let (h, before) = undo.pop().expect("one undo per placed step");
+            placed[cand.steps[i].ev.inst as usize] -= 1;
+            if h != usize::MAX {
+                occ[h] = before;
+            }
+        }
+    }
+}
+
+/// The wakeup sequence of a race, as positions of `steps`: the steps of `set` (a set closed
+/// under predecessors among the steps after the branch point `k`, in execution order) placed
+/// where the handlers allow, `last` at the end. A message that would not end inside the
+/// sequence is started only when no other message of its handler is still to be placed, so
+/// that each handler has at most one unfinished message and it comes last; steps that cannot
+/// be placed are left out unless `last` needs them (then there is no sequence). The events of
+/// process `partner` (the other side of the race) are not required before `last`.
+#[allow(clippy::too_many_arguments)]
+pub fn wakeup(
+    model: &Model,
+    steps: &[Step],
+    clocks: &Clocks,
+    k: usize,
+    set: &[usize],
+    last: usize,
+    partner: Option<Inst>,
+    busy: &[Option<Inst>],
+) -> Option<Vec<usize>> {
+    let procs = model.procs();
+    let mut base = vec![0u32; procs];
+    for s in &steps[..k] {
+        base[s.ev.inst as usize] += 1;
+    }
+    let mut occ = busy.to_vec();
+    let mut placed_count = vec![0u32; procs];
+    let mut placed = vec![false; steps.len()];
+    let in_set = {
+        let mut v = vec![false; steps.len()];
+        for &i in set {
+            v[i] = true;
+        }
+        v[last] = true;
+        v
+    };
+    // Whether the message of each process ends inside the sequence.
+    let mut ends_in = vec![false; procs];
+    for i in k..steps.len() {
+        if in_set[i] && steps[i].ends {
+            ends_in[steps[i].ev.inst as usize] = true;
+        }
+    }
+    let ok = |i: usize,
+              placed_count: &[u32],
+              occ: &[Option<Inst>],
+              placed: &[bool],
+              strand_check: bool|
+     -> bool {
+        let s = steps[i];
+        let p = s.ev.inst as usize;
+        if placed_count[p] + base[p] != s.ev.idx {
+            return false;
+        }
+        let clock = clocks.row(i);
+        let skip = if i == last { partner } else { None };
+        if (0..procs)
+            .any(|r| r != p && Some(r as Inst) != skip && clock[r] > base[r] + placed_count[r])
+        {
+            return false;
+        }
+        match model.handler[p] {
+            Some(h) if s.ev.idx == 0 => {
+                if occ[h as usize].is_some() {
+                    return false;
+                }
+                // Start a message that stays unfinished only when its handler has nothing else
+                // left to run.
+                !strand_check
+                    || ends_in[p]
+                    || !(k..steps.len()).any(|j| {
+                        in_set[j]
+                            && !placed[j]
+                            && steps[j].ev.inst as usize != p
+                            && model.handler[steps[j].ev.inst as usize] == Some(h)
+                    })
+            }
+            _ => true,
+        }
+    };
+    let mut order = Vec::new();
+    let mut place = |i: usize,
+                     placed_count: &mut Vec<u32>,
+                     occ: &mut Vec<Option<Inst>>,
+                     placed: &mut Vec<bool>| {
+        let s = steps[i];
+        let p = s.ev.inst as usize;
+        placed_count[p] += 1;
+        placed[i] = true;
+        if let Some(h) = model.handler[p] {
+            if s.ev.idx == 0 {
+                occ[h as usize] = Some(s.ev.inst);
+            }
+            if s.ends {
+                occ[h as usize] = None;
+            }
+        }
+        order.push(i);
+    };
+    loop {
+        let next = set
+            .iter()
+            .copied()
+            .find(|&i| i != last && !placed[i] && ok(i, &placed_count, &occ, &placed, true));
+        match next {
+            Some(i) => place(i, &mut placed_count, &mut occ, &mut placed),
+            None => break,
+        }
+    }
+    if !ok(last, &placed_count, &occ, &placed, false) {
+        return None;
+    }
+    place(last, &mut placed_count, &mut occ, &mut placed);
+    Some(order)
+}
