@@ -4,6 +4,7 @@
 
 mod cli;
 mod cli_batch;
+mod cli_edpor;
 mod cli_run;
 
 use std::process::ExitCode;

@@ -246,6 +246,18 @@ impl<'m, 's> Explorer<'m, 's> {
         let steps = self.path();
         let cand = Cand::new(self.model, steps);
         let redundant = end == End::SleepBlocked || self.redundant(&cand);
+        if std::env::var_os("EDPOR_TRACE").is_some() {
+            let names: Vec<&str> = cand
+                .steps
+                .iter()
+                .map(|s| self.model.sys.transition_name(s.ev.label))
+                .collect();
+            eprintln!(
+                "EXEC{} {}",
+                if redundant { " (blocked)" } else { "" },
+                names.join(" | ")
+            );
+        }
         if redundant {
             self.stats.blocked += 1;
         } else {
@@ -279,7 +291,33 @@ impl<'m, 's> Explorer<'m, 's> {
                 }
             }
         }
-        let revs = reversals(self.model, &cand.steps, &cand.clocks);
+        // Race detection on the execution with its pending steps appended.
+        let mut pending = Vec::new();
+        if end == End::Maximal {
+            self.model
+                .pending(&self.frames[self.depth()].state, &mut pending);
+        }
+        let m = if pending.is_empty() {
+            cand
+        } else {
+            let mut steps = cand.steps;
+            let mut counts = self.counts.clone();
+            for &(inst, label) in &pending {
+                steps.push(Step {
+                    ev: Ev {
+                        inst,
+                        idx: counts[inst as usize],
+                        label,
+                    },
+                    ends: false,
+                });
+                counts[inst as usize] += 1;
+            }
+            Cand::new(self.model, steps)
+        };
+        let real = self.depth();
+        let revs = reversals(self.model, &m.steps, &m.clocks, real);
+        let cand = m;
         self.stats.races += revs.len() as u64;
         for r in revs {
             self.reverse(&cand, &r)?;
@@ -327,6 +365,13 @@ impl<'m, 's> Explorer<'m, 's> {
     /// execution that no explored child makes redundant, and inserts that.
     fn reverse(&mut self, m: &Cand, r: &Reversal) -> Result<(), Overflow> {
         let k = r.k;
+        if std::env::var_os("EDPOR_TRACE").is_some() {
+            let names: Vec<&str> =
+                r.v.iter()
+                    .map(|&p| self.model.sys.transition_name(m.steps[p].ev.label))
+                    .collect();
+            eprintln!("  REV at {k}: {}", names.join(" | "));
+        }
         let model = self.model;
         let mut state = self.frames[k].state.clone();
         let mut next = state.clone();
@@ -414,7 +459,15 @@ impl<'m, 's> Explorer<'m, 's> {
             model.enabled(&cur_state, &mut en);
             if en.is_empty() {
                 let cand = Cand::new(model, seq.clone());
-                match self.insert(k, cand, false) {
+                let ins = self.insert(k, cand.clone(), false);
+                if std::env::var_os("EDPOR_TRACE").is_some() {
+                    let names: Vec<&str> = cand.steps[k..]
+                        .iter()
+                        .map(|s| self.model.sys.transition_name(s.ev.label))
+                        .collect();
+                    eprintln!("    COMPLETION {ins:?}: {}", names.join(" | "));
+                }
+                match ins {
                     Insert::Inserted => {
                         self.stats.wakeup_inserted += 1;
                         return Ok(());

@@ -114,7 +114,8 @@ fn close(
     for msgs in messages_by_handler(model, steps) {
         for (b, &(m, first, last, _)) in msgs.iter().enumerate() {
             for &(m0, _, last0, len0) in &msgs[..b] {
-                if skip == Some((m0, m)) {
+                // (With pending steps appended, `m0` may not have ended before `m`.)
+                if skip == Some((m0, m)) || last0 >= first {
                     continue;
                 }
                 if clocks.row(last)[m0 as usize] > 0 && clocks.row(first)[m0 as usize] < len0 {
@@ -205,6 +206,36 @@ pub fn clocks(model: &Model, steps: &[Step]) -> Clocks {
 /// processes `m1` and `m2` and the serialisation edge from `m1` to `m2`: the happens-before
 /// the execution would have if those two messages did not touch each other's data.
 pub fn clocks_without(model: &Model, steps: &[Step], m1: Inst, m2: Inst) -> Clocks {
+    clocks_filtered(
+        model,
+        steps,
+        &|a, b| {
+            let (p, q) = (steps[a].ev.inst, steps[b].ev.inst);
+            (p == m1 && q == m2) || (p == m2 && q == m1)
+        },
+        Some((m1, m2)),
+    )
+}
+
+/// The clocks of `steps` without the orderings between lock operations (their data
+/// dependencies and program order stay): what a race between two `lock`s has to respect.
+pub fn clocks_without_locks(model: &Model, steps: &[Step]) -> Clocks {
+    clocks_filtered(
+        model,
+        steps,
+        &|a, b| model.is_lock_op(steps[a].ev.label) && model.is_lock_op(steps[b].ev.label),
+        None,
+    )
+}
+
+/// The clocks of `steps` computed edge by edge, leaving out the conflicts between positions
+/// `a < b` for which `skip(a, b)` holds, and the serialisation edges `skip_closure`.
+fn clocks_filtered(
+    model: &Model,
+    steps: &[Step],
+    skip: &dyn Fn(usize, usize) -> bool,
+    skip_closure: Option<(Inst, Inst)>,
+) -> Clocks {
     let p = model.procs();
     let n = steps.len();
     let mut extra: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -223,12 +254,7 @@ pub fn clocks_without(model: &Model, steps: &[Step], m1: Inst, m2: Inst) -> Cloc
                 join(cur, &done[j * p..(j + 1) * p]);
             }
             for (j, o) in steps[..i].iter().enumerate() {
-                let other = o.ev.inst;
-                if other == inst
-                    || (other == m1 && inst == m2)
-                    || (other == m2 && inst == m1)
-                    || !model.conflict(o.ev.label, s.ev.label)
-                {
+                if o.ev.inst == inst || skip(j, i) || !model.conflict(o.ev.label, s.ev.label) {
                     continue;
                 }
                 join(cur, &done[j * p..(j + 1) * p]);
@@ -247,7 +273,7 @@ pub fn clocks_without(model: &Model, steps: &[Step], m1: Inst, m2: Inst) -> Cloc
             &clocks,
             &mut extra,
             &mut closure,
-            Some((m1, m2)),
+            skip_closure,
         ) {
             return Clocks { closure, ..clocks };
         }

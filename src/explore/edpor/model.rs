@@ -42,6 +42,8 @@ pub struct Model<'s> {
     fp: Vec<Vec<Touch>>,
     /// For each transition, whether it is a `lock`.
     lock: Vec<bool>,
+    /// For each transition, whether it is a `lock` or an `unlock`.
+    lock_op: Vec<bool>,
     /// For each process, its transitions.
     trans: Vec<Vec<Transition>>,
     /// For each process, the resource of its program order.
@@ -67,6 +69,7 @@ impl<'s> Model<'s> {
             .collect();
         let mut fp = Vec::with_capacity(sys.transition_count());
         let mut lock = Vec::with_capacity(sys.transition_count());
+        let mut lock_op = Vec::with_capacity(sys.transition_count());
         let mut trans = vec![Vec::new(); n];
         for t in 0..sys.transition_count() as Transition {
             fp.push(
@@ -77,6 +80,11 @@ impl<'s> Model<'s> {
                     .collect(),
             );
             lock.push(sys.is_lock(t));
+            lock_op.push(
+                sys.footprint(t)
+                    .iter()
+                    .any(|x| sys.is_lock_resource(x.resource)),
+            );
             trans[sys.transition_instance(t) as usize].push(t);
         }
         Model {
@@ -84,6 +92,7 @@ impl<'s> Model<'s> {
             handler,
             fp,
             lock,
+            lock_op,
             trans,
             po: (0..n as u32)
                 .map(|i| sys.program_order_resource(i))
@@ -124,6 +133,11 @@ impl<'s> Model<'s> {
         self.lock[t as usize]
     }
 
+    /// Whether `t` is a `lock` or an `unlock`.
+    pub fn is_lock_op(&self, t: Transition) -> bool {
+        self.lock_op[t as usize]
+    }
+
     /// Whether process `i` is a message.
     pub fn is_message(&self, i: Inst) -> bool {
         self.handler[i as usize].is_some()
@@ -143,6 +157,22 @@ impl<'s> Model<'s> {
                 .copied()
                 .find(|&t| self.sys.is_enabled(state, t)),
             _ => None,
+        }
+    }
+
+    /// The steps that are next but not enabled at `state` (a `lock` whose lock is held, the
+    /// start of a message whose handler is busy), by process.
+    pub fn pending(&self, state: &[u64], out: &mut Vec<(Inst, Transition)>) {
+        out.clear();
+        for i in 0..self.procs() as Inst {
+            if matches!(self.sys.status(state, i), Status::Running | Status::Pending)
+                && let Some(&t) = self.trans[i as usize]
+                    .iter()
+                    .find(|&&t| self.sys.is_next(state, t))
+                && !self.sys.is_enabled(state, t)
+            {
+                out.push((i, t));
+            }
         }
     }
 

@@ -2,17 +2,20 @@
 //!
 //! Two kinds:
 //! - *Event races* `e ⋖ e'`: events of different processes that conflict, `e` first, with no
-//!   event in between in `→` (Optimal-DPOR's races). Two `lock`s of one lock race across the
-//!   critical section in between (the release is the only thing between them). The wakeup
-//!   sequence branches just before `e`: the events not after `e`, then `e'`. When a handler
-//!   cannot run those (the message of `e` is still running there and holds its handler), it
-//!   branches before that message starts instead.
+//!   event in between in `→` (Optimal-DPOR's races). The wakeup sequence branches just before
+//!   `e`: the events not after `e`, then `e'`. When a handler cannot run those (the message of
+//!   `e` is still running there and holds its handler), it branches before that message starts
+//!   instead.
+//! - *Lock races*: two `lock`s of one lock, the second not after the first once the orderings
+//!   between lock operations are left out (the releases in between only follow from the first
+//!   acquisition; other locks' orderings may have to be reversed with it, or the reversal would
+//!   pass through a deadlock and never reach the second acquisition).
 //! - *Message races*: messages `m1`, `m2` of one handler, `m1` ran first, and some event of
 //!   `m2` conflicts with some event of `m1` while nothing else orders them. Reversed by
 //!   branching **before `m1` starts**: the events not after `m1`, then `m2` up to and
 //!   including its first event that conflicts with `m1`, unfinished and last on its handler.
 
-use super::hb::{Clocks, clocks_without};
+use super::hb::{Clocks, clocks_without, clocks_without_locks};
 use super::lin::wakeup;
 use super::model::{Inst, Model, Step};
 
@@ -52,15 +55,17 @@ fn first_of(steps: &[Step], p: Inst) -> usize {
 
 /// The reversal of `e ⋖ e'` branching at `k` (`k ≤ e`): the steps after `k` not after the
 /// event at `from` (`e`, or the first event of `e`'s message), then `e'`.
+#[allow(clippy::too_many_arguments)]
 fn reverse_at(
     model: &Model,
     steps: &[Step],
     clocks: &Clocks,
+    real: usize,
     k: usize,
     from: usize,
     e2: usize,
 ) -> Option<Reversal> {
-    let set: Vec<usize> = (k..steps.len())
+    let set: Vec<usize> = (k..real)
         .filter(|&x| x != e2 && !clocks.before(steps, from, x))
         .collect();
     let v = wakeup(
@@ -76,8 +81,11 @@ fn reverse_at(
     Some(Reversal { k, v })
 }
 
-/// Every reversal of a race in `steps` (an execution with `clocks`), each once.
-pub fn reversals(model: &Model, steps: &[Step], clocks: &Clocks) -> Vec<Reversal> {
+/// Every reversal of a race in `steps` (an execution with `clocks`), each once. The steps from
+/// position `real` on did not run: they are the steps left pending at the end (a `lock` whose
+/// lock is held, the start of a message whose handler stays busy); they race as second events
+/// (Optimal-DPOR's races with blocked steps).
+pub fn reversals(model: &Model, steps: &[Step], clocks: &Clocks, real: usize) -> Vec<Reversal> {
     let n = steps.len();
     let mut out: Vec<Reversal> = Vec::new();
     let mut last_of: Vec<Option<usize>> = vec![None; model.procs()];
@@ -88,7 +96,7 @@ pub fn reversals(model: &Model, steps: &[Step], clocks: &Clocks) -> Vec<Reversal
     for j in 0..n {
         let sj = steps[j];
         // Direct predecessors of `e'` from other processes: the conflicting events.
-        let conflicting: Vec<usize> = (0..j)
+        let conflicting: Vec<usize> = (0..j.min(real))
             .filter(|&i| {
                 steps[i].ev.inst != sj.ev.inst && model.conflict(steps[i].ev.label, sj.ev.label)
             })
@@ -105,32 +113,206 @@ pub fn reversals(model: &Model, steps: &[Step], clocks: &Clocks) -> Vec<Reversal
             if hi.is_some() && hi == hj {
                 continue; // two messages of one handler: a message race
             }
-            let locks = model.is_lock(si.ev.label) && model.is_lock(sj.ev.label);
-            let adjacent = direct.iter().all(|&y| {
-                y == i || (locks && steps[y].ev.inst == si.ev.inst) || !clocks.before(steps, i, y)
-            });
-            if !adjacent {
-                continue;
+            if model.is_lock(si.ev.label) && model.is_lock(sj.ev.label) {
+                continue; // two acquisitions: a lock race
             }
-            let r = reverse_at(model, steps, clocks, i, i, j).or_else(|| {
-                // The message of `e` holds its handler: branch before it starts.
-                if model.handler[si.ev.inst as usize].is_some() && si.ev.idx > 0 {
-                    let f = first_of(steps, si.ev.inst);
-                    reverse_at(model, steps, clocks, f, f, j)
-                } else {
-                    None
-                }
-            });
-            if let Some(r) = r
-                && !out.contains(&r)
-            {
-                out.push(r);
+            let adjacent = direct
+                .iter()
+                .all(|&y| y == i || !clocks.before(steps, i, y));
+            if adjacent {
+                reverse(model, steps, clocks, real, (i, j), &mut out);
             }
         }
         last_of[sj.ev.inst as usize] = Some(j);
     }
-    message_reversals(model, steps, &mut out);
+    lock_reversals(model, steps, clocks, real, &mut out);
+    message_reversals(model, &steps[..real], &mut out);
+    pending_message_reversals(model, steps, clocks, real, &mut out);
+    blocking_message_reversals(model, steps, clocks, real, &mut out);
     out
+}
+
+/// The reversals for a message that holds its handler for good (stopped by an assumption, or
+/// deadlocked): run it before each earlier message of its handler it does not depend on, which
+/// then never runs.
+fn blocking_message_reversals(
+    model: &Model,
+    steps: &[Step],
+    clocks: &Clocks,
+    real: usize,
+    out: &mut Vec<Reversal>,
+) {
+    for m1 in busy_at(model, steps, real).into_iter().flatten() {
+        let h = model.handler[m1 as usize];
+        let last = (0..real)
+            .rev()
+            .find(|&i| steps[i].ev.inst == m1)
+            .expect("a busy handler's message ran");
+        let earlier: Vec<Inst> = steps[..real]
+            .iter()
+            .filter(|s| s.ev.idx == 0 && s.ev.inst != m1 && model.handler[s.ev.inst as usize] == h)
+            .map(|s| s.ev.inst)
+            .collect();
+        for m0 in earlier {
+            let k = first_of(steps, m0);
+            if clocks.before(steps, k, last) {
+                continue; // the blocking message depends on the earlier one
+            }
+            let set: Vec<usize> = (k..real)
+                .filter(|&x| x != last && !clocks.before(steps, k, x))
+                .collect();
+            if let Some(v) = wakeup(
+                model,
+                steps,
+                clocks,
+                k,
+                &set,
+                last,
+                None,
+                &busy_at(model, steps, k),
+            ) {
+                let r = Reversal { k, v };
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+        }
+    }
+}
+
+/// The reversals for messages left waiting at the end because their handler stays busy
+/// (its message blocked for good or deadlocked): run the waiting message before the busy one
+/// starts.
+fn pending_message_reversals(
+    model: &Model,
+    steps: &[Step],
+    clocks: &Clocks,
+    real: usize,
+    out: &mut Vec<Reversal>,
+) {
+    let busy = busy_at(model, steps, real);
+    for j in real..steps.len() {
+        let p = steps[j].ev.inst;
+        let Some(h) = model.handler[p as usize] else {
+            continue;
+        };
+        let Some(m1) = busy[h as usize] else {
+            continue;
+        };
+        if steps[j].ev.idx != 0 || m1 == p {
+            continue;
+        }
+        let k = first_of(steps, m1);
+        let set: Vec<usize> = (k..real).filter(|&x| !clocks.before(steps, k, x)).collect();
+        if let Some(v) = wakeup(
+            model,
+            steps,
+            clocks,
+            k,
+            &set,
+            j,
+            Some(m1),
+            &busy_at(model, steps, k),
+        ) {
+            let r = Reversal { k, v };
+            if !out.contains(&r) {
+                out.push(r);
+            }
+        }
+    }
+}
+
+/// Adds the reversal of `e ⋖ e'` (positions `i < j`), branching before `e`, or before the
+/// message of `e` starts when the handler cannot run the wakeup sequence while it runs.
+fn reverse(
+    model: &Model,
+    steps: &[Step],
+    clocks: &Clocks,
+    real: usize,
+    (i, j): (usize, usize),
+    out: &mut Vec<Reversal>,
+) {
+    let si = steps[i];
+    let r = reverse_at(model, steps, clocks, real, i, i, j).or_else(|| {
+        if model.handler[si.ev.inst as usize].is_some() && si.ev.idx > 0 {
+            let f = first_of(steps, si.ev.inst);
+            reverse_at(model, steps, clocks, real, f, f, j)
+        } else {
+            None
+        }
+    });
+    if let Some(r) = r
+        && !out.contains(&r)
+    {
+        out.push(r);
+    }
+}
+
+/// The reversals of lock races: two acquisitions of one lock by different processes, the
+/// second not depending on the first except through lock operations (of any lock: taking a
+/// lock first may need taking others first too). Happens-before without the lock orderings
+/// decides what the wakeup sequence holds.
+fn lock_reversals(
+    model: &Model,
+    steps: &[Step],
+    clocks: &Clocks,
+    real: usize,
+    out: &mut Vec<Reversal>,
+) {
+    let locks: Vec<usize> = (0..steps.len())
+        .filter(|&i| model.is_lock(steps[i].ev.label))
+        .collect();
+    let pairs: Vec<(usize, usize)> = locks
+        .iter()
+        .enumerate()
+        .flat_map(|(b, &j)| locks[..b].iter().map(move |&i| (i, j)))
+        .filter(|&(i, j)| {
+            i < real
+                && steps[i].ev.inst != steps[j].ev.inst
+                && model.conflict(steps[i].ev.label, steps[j].ev.label)
+        })
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let relaxed = clocks_without_locks(model, steps);
+    // Branch just before the first acquisition `i`, or before its message starts at `from`.
+    let at = |from: usize, j: usize| -> Option<Reversal> {
+        // The events not after `from`, leaving out the lock operations that follow it in the
+        // real order and that the second acquisition does not need (with the lock orderings
+        // gone they could be placed where their locks are held).
+        let set: Vec<usize> = (from..real)
+            .filter(|&x| {
+                x != j
+                    && !relaxed.before(steps, from, x)
+                    && (!model.is_lock_op(steps[x].ev.label)
+                        || !clocks.before(steps, from, x)
+                        || relaxed.before(steps, x, j))
+            })
+            .collect();
+        let busy = busy_at(model, steps, from);
+        let partner = Some(steps[from].ev.inst);
+        let v = wakeup(model, steps, &relaxed, from, &set, j, partner, &busy)?;
+        Some(Reversal { k: from, v })
+    };
+    for (i, j) in pairs {
+        if relaxed.before(steps, i, j) {
+            continue;
+        }
+        let si = steps[i];
+        let r = at(i, j).or_else(|| {
+            if model.handler[si.ev.inst as usize].is_some() && si.ev.idx > 0 {
+                at(first_of(steps, si.ev.inst), j)
+            } else {
+                None
+            }
+        });
+        if let Some(r) = r
+            && !out.contains(&r)
+        {
+            out.push(r);
+        }
+    }
 }
 
 /// The reversals of message races.
