@@ -48,6 +48,7 @@ pub fn run(args: &EdporArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let sys = ProgramSystem::new(&program).map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let opts = EdporOptions {
         search_budget: args.search_budget.max(1),
+        record: false,
     };
     let progress = Progress::spinner(args.output.quiet);
     let mut on_progress = |p: EdporProgress| {

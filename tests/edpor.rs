@@ -143,7 +143,7 @@ const THREAD_STMTS: &[&str] = &[
     "lock m; lock n; y = 1; unlock n; unlock m;",
     "lock n; lock m; b = x; unlock m; unlock n;",
     "if (a == 0) { y = 1; } else { b = x; }",
-    "assert(a != 1);",
+    "a = x; assert(a == 0);",
     "post h p1;",
     "post h p2;",
     "post g p3;",
@@ -160,12 +160,12 @@ const MSG_STMTS: &[&str] = &[
     "lock m; y = 3; unlock m;",
     "lock n; lock m; x = 6; unlock m; unlock n;",
     "if (a == 0) { b = y; } else { x = 4; }",
-    "assert(b != 2);",
+    "b = y; assert(b != 1);",
     "assume(a != 2);",
 ];
 
-/// Small random programs: 1 to 3 threads of 1 or 2 statements; three messages of 1 or 2
-/// statements (`p1` may post `p3`); with `handlers` false, no thread posts.
+/// Small random programs: 1 or 2 threads of 1 or 2 statements, or 3 threads of 1; three
+/// messages of 1 or 2 statements (`p1` may post `p3`); with `handlers` false, no thread posts.
 fn arb_program(handlers: bool) -> impl Strategy<Value = String> {
     let pool = if handlers {
         THREAD_STMTS.len()
@@ -173,7 +173,10 @@ fn arb_program(handlers: bool) -> impl Strategy<Value = String> {
         THREAD_STMTS.len() - POSTS
     };
     (
-        prop::collection::vec(prop::collection::vec(0..pool, 1..=2), 1..=3),
+        prop_oneof![
+            prop::collection::vec(prop::collection::vec(0..pool, 1..=2), 1..=2),
+            prop::collection::vec(prop::collection::vec(0..pool, 1..=1), 3..=3),
+        ],
         prop::collection::vec(prop::collection::vec(0..MSG_STMTS.len(), 1..=2), 3),
         prop::bool::weighted(0.3),
     )
@@ -244,6 +247,85 @@ proptest! {
         prop_assert_eq!(
             (s.executions, s.deadlocks, s.assertion_failures),
             (b.classes, b.deadlocks, b.assertion_failures),
+            "{}\n{:?}", text, s
+        );
+    }
+}
+
+/// Thread statements of the handler-heavy programs: mostly posts.
+const POSTER_STMTS: &[&str] = &[
+    "a = x;",
+    "y = 1;",
+    "x = 1;",
+    "post h p1;",
+    "post h p2;",
+    "post g p3;",
+    "post h p4;",
+    "post g p4;",
+    "post h { y = 5; }",
+];
+/// Message statements of the handler-heavy programs: branches on values read, assumptions
+/// that may keep a handler for good, assertions.
+const HANDLER_STMTS: &[&str] = &[
+    "a = x;",
+    "b = y;",
+    "x = 2;",
+    "y = a + 1;",
+    "k = fetch_add(x, 1);",
+    "lock m; y = 3; unlock m;",
+    "if (a == 0) { b = y; } else { x = 4; }",
+    "b = y; assert(b != 1);",
+    "assume(a != 2);",
+    "c = y; if (c == 1) { x = 3; }",
+];
+
+/// Two threads that post four messages (`p1` may post `p3`) to two handlers.
+fn handler_programs() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(prop::collection::vec(0..POSTER_STMTS.len(), 1..=2), 2),
+        prop::collection::vec(prop::collection::vec(0..HANDLER_STMTS.len(), 1..=2), 4),
+        prop::bool::weighted(0.4),
+    )
+        .prop_map(|(threads, msgs, nested)| {
+            let mut text = String::from("var x, y; lock m; handler h, g;\n");
+            for (i, body) in msgs.iter().enumerate() {
+                text.push_str(&format!("message p{} {{ a = 0; b = 0; ", i + 1));
+                for &s in body {
+                    text.push_str(HANDLER_STMTS[s]);
+                    text.push(' ');
+                }
+                if nested && i == 0 {
+                    text.push_str("post g p3; ");
+                }
+                text.push_str("}\n");
+            }
+            for (i, body) in threads.iter().enumerate() {
+                text.push_str(&format!("thread t{i} {{ a = 0; b = 0; "));
+                for &s in body {
+                    text.push_str(POSTER_STMTS[s]);
+                    text.push(' ');
+                }
+                text.push_str("}\n");
+            }
+            text
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Programs where messages mostly race with messages: Event-DPOR against the brute force
+    /// (programs the brute force cannot enumerate in a second are skipped).
+    #[test]
+    fn edpor_matches_the_brute_force_on_handler_programs(text in handler_programs()) {
+        let sys = system(&text)?;
+        let limits = Limits::new(Some(std::time::Duration::from_secs(1)), None);
+        let b = brute_program::count_classes(&sys, 200, &limits).unwrap();
+        prop_assume!(b.stopped.is_none());
+        let s = edpor_run(&sys);
+        prop_assert_eq!(
+            (s.executions, s.blocked, s.deadlocks, s.assertion_failures),
+            (b.classes, 0, b.deadlocks, b.assertion_failures),
             "{}\n{:?}", text, s
         );
     }

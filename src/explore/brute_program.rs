@@ -34,9 +34,9 @@ pub struct ProgramClasses {
     pub stopped: Option<StopReason>,
 }
 
-/// A trace: per event (instance, index, statement, its predecessors as (instance, index)),
-/// sorted.
-type Trace = Vec<(InstanceId, u32, Transition, Vec<(InstanceId, u32)>)>;
+/// A happens-before trace: per event (instance, index, statement, its predecessors as
+/// (instance, index)), sorted.
+pub type Trace = Vec<(InstanceId, u32, Transition, Vec<(InstanceId, u32)>)>;
 
 struct Search<'a> {
     sys: &'a ProgramSystem,
@@ -45,7 +45,7 @@ struct Search<'a> {
     max_len: usize,
     limits: &'a Limits,
     run: Vec<Transition>,
-    classes: FxHashMap<Trace, (bool, bool, Vec<u64>)>,
+    classes: FxHashMap<Trace, (bool, bool, Vec<u64>, Vec<Transition>)>,
     stats: ProgramClasses,
     visits: u64,
 }
@@ -65,13 +65,13 @@ impl Search<'_> {
         self.sys.enabled(state, &mut en);
         if en.is_empty() {
             self.stats.runs += 1;
-            let trace = self.trace();
+            let trace = trace_of(self.sys, &self.fp, &self.handler_of, &self.run);
             let deadlock = self.sys.is_deadlock(state);
             let failed = self.sys.assertion_failed(state);
             let entry = self
                 .classes
                 .entry(trace)
-                .or_insert_with(|| (deadlock, failed, state.to_vec()));
+                .or_insert_with(|| (deadlock, failed, state.to_vec(), self.run.clone()));
             assert_eq!(
                 entry.2, state,
                 "two executions with one trace end in different states"
@@ -91,16 +91,19 @@ impl Search<'_> {
         }
         Ok(())
     }
+}
 
-    /// The happens-before trace of the current run.
-    fn trace(&self) -> Trace {
-        let n = self.run.len();
-        let inst: Vec<InstanceId> = self
-            .run
-            .iter()
-            .map(|&t| self.sys.transition_instance(t))
-            .collect();
-        let mut count = vec![0u32; self.handler_of.len()];
+/// The happens-before trace of `run`.
+fn trace_of(
+    sys: &ProgramSystem,
+    fp: &[Vec<Touch>],
+    handler_of: &[Option<u32>],
+    run: &[Transition],
+) -> Trace {
+    {
+        let n = run.len();
+        let inst: Vec<InstanceId> = run.iter().map(|&t| sys.transition_instance(t)).collect();
+        let mut count = vec![0u32; handler_of.len()];
         let idx: Vec<u32> = inst
             .iter()
             .map(|&i| {
@@ -113,10 +116,7 @@ impl Search<'_> {
         for i in 0..n {
             for j in 0..i {
                 edge[j][i] = inst[i] == inst[j]
-                    || footprints_conflict(
-                        &self.fp[self.run[j] as usize],
-                        &self.fp[self.run[i] as usize],
-                    );
+                    || footprints_conflict(&fp[run[j] as usize], &fp[run[i] as usize]);
             }
         }
         loop {
@@ -136,17 +136,14 @@ impl Search<'_> {
             // Messages per handler, in the order they started: (first, last, instance).
             let mut spans: FxHashMap<InstanceId, (usize, usize)> = FxHashMap::default();
             for (p, &i) in inst.iter().enumerate() {
-                if self.handler_of[i as usize].is_some() {
+                if handler_of[i as usize].is_some() {
                     spans.entry(i).and_modify(|s| s.1 = p).or_insert((p, p));
                 }
             }
             let mut changed = false;
             for (&m0, &(f0, l0)) in &spans {
                 for (&m1, &(f1, l1)) in &spans {
-                    if m0 == m1
-                        || f0 > f1
-                        || self.handler_of[m0 as usize] != self.handler_of[m1 as usize]
-                    {
+                    if m0 == m1 || f0 > f1 || handler_of[m0 as usize] != handler_of[m1 as usize] {
                         continue;
                     }
                     let related = (f1..=l1)
@@ -165,7 +162,7 @@ impl Search<'_> {
                             .map(|j| (inst[j], idx[j]))
                             .collect();
                         preds.sort_unstable();
-                        (inst[i], idx[i], self.run[i], preds)
+                        (inst[i], idx[i], run[i], preds)
                     })
                     .collect();
                 trace.sort_unstable();
@@ -175,13 +172,9 @@ impl Search<'_> {
     }
 }
 
-/// Enumerates every maximal execution of `sys` up to `max_len` steps and counts the
-/// happens-before traces (recursion depth is `max_len`: keep it small).
-pub fn count_classes(
-    sys: &ProgramSystem,
-    max_len: usize,
-    limits: &Limits,
-) -> Result<ProgramClasses, Overflow> {
+/// The oracle's view of a program: footprints without handler resources, and the handler of
+/// each instance.
+fn oracle_view(sys: &ProgramSystem) -> (Vec<Vec<Touch>>, Vec<Option<u32>>) {
     let handler_res: Vec<u32> = (0..sys.handler_count() as u32)
         .map(|h| sys.handler_resource(h))
         .collect();
@@ -202,6 +195,43 @@ pub fn count_classes(
             InstanceKind::Thread(_) => None,
         })
         .collect();
+    (fp, handler_of)
+}
+
+/// The happens-before trace of `run`, an execution of `sys`.
+pub fn trace(sys: &ProgramSystem, run: &[Transition]) -> Trace {
+    let (fp, handler_of) = oracle_view(sys);
+    trace_of(sys, &fp, &handler_of, run)
+}
+
+/// One class found by [`enumerate_classes`].
+#[derive(Clone, Debug)]
+pub struct Class {
+    /// Whether its executions end in a deadlock.
+    pub deadlock: bool,
+    /// Whether they end with a failed assertion.
+    pub assertion_failed: bool,
+    /// One of its executions.
+    pub run: Vec<Transition>,
+}
+
+/// Enumerates every maximal execution of `sys` up to `max_len` steps and counts the
+/// happens-before traces (recursion depth is `max_len`: keep it small).
+pub fn count_classes(
+    sys: &ProgramSystem,
+    max_len: usize,
+    limits: &Limits,
+) -> Result<ProgramClasses, Overflow> {
+    Ok(enumerate_classes(sys, max_len, limits)?.0)
+}
+
+/// Like [`count_classes`], with every class by its trace.
+pub fn enumerate_classes(
+    sys: &ProgramSystem,
+    max_len: usize,
+    limits: &Limits,
+) -> Result<(ProgramClasses, FxHashMap<Trace, Class>), Overflow> {
+    let (fp, handler_of) = oracle_view(sys);
     let mut initial = vec![0u64; sys.state_words()];
     sys.initial_state(&mut initial);
     let mut search = Search {
@@ -220,5 +250,19 @@ pub fn count_classes(
     stats.classes = search.classes.len() as u64;
     stats.deadlocks = search.classes.values().filter(|c| c.0).count() as u64;
     stats.assertion_failures = search.classes.values().filter(|c| c.1).count() as u64;
-    Ok(stats)
+    let classes = search
+        .classes
+        .into_iter()
+        .map(|(t, (deadlock, assertion_failed, _, run))| {
+            (
+                t,
+                Class {
+                    deadlock,
+                    assertion_failed,
+                    run,
+                },
+            )
+        })
+        .collect();
+    Ok((stats, classes))
 }

@@ -4,6 +4,9 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use std::rc::Rc;
+
+use super::hb::clocks_pending;
 use super::lin::{self, Cand, Search};
 use super::model::{Ev, Inst, Model, Step};
 use super::races::{Reversal, reversals};
@@ -246,6 +249,9 @@ impl<'m, 's> Explorer<'m, 's> {
         let steps = self.path();
         let cand = Cand::new(self.model, steps);
         let redundant = end == End::SleepBlocked || self.redundant(&cand);
+        if self.opts.record {
+            self.stats.explored.push((labels(&cand.steps), redundant));
+        }
         if std::env::var_os("EDPOR_TRACE").is_some() {
             let names: Vec<&str> = cand
                 .steps
@@ -313,7 +319,12 @@ impl<'m, 's> Explorer<'m, 's> {
                 });
                 counts[inst as usize] += 1;
             }
-            Cand::new(self.model, steps)
+            let clocks = Rc::new(clocks_pending(self.model, &steps, self.depth()));
+            Cand {
+                rows: (0..steps.len() as u32).collect(),
+                steps,
+                clocks,
+            }
         };
         let real = self.depth();
         let revs = reversals(self.model, &m.steps, &m.clocks, real);

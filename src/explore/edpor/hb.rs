@@ -78,49 +78,70 @@ fn accumulate(into: &mut Vec<u32>, from: &[u32]) {
     }
 }
 
-/// Messages of each handler in the order they started: (process, first position, last
-/// position, number of events).
-fn messages_by_handler(model: &Model, steps: &[Step]) -> Vec<Vec<(Inst, usize, usize, u32)>> {
-    let mut by: Vec<Vec<(Inst, usize, usize, u32)>> = vec![Vec::new(); model.handlers];
+/// A message of an execution: its process, the position of its first step, and of its last
+/// step that ran with the number of those (none when only a pending first step is there).
+#[derive(Clone, Copy)]
+struct Span {
+    inst: Inst,
+    first: usize,
+    last: Option<usize>,
+    ran: u32,
+}
+
+/// Messages of each handler in the order they started.
+fn messages_by_handler(model: &Model, steps: &[Step], real: usize) -> Vec<Vec<Span>> {
+    let mut by: Vec<Vec<Span>> = vec![Vec::new(); model.handlers];
     let mut slot: Vec<Option<(usize, usize)>> = vec![None; model.procs()];
     for (pos, s) in steps.iter().enumerate() {
         let i = s.ev.inst as usize;
-        if let Some(h) = model.handler[i] {
-            match slot[i] {
-                None => {
-                    slot[i] = Some((h as usize, by[h as usize].len()));
-                    by[h as usize].push((s.ev.inst, pos, pos, 1));
-                }
-                Some((h, k)) => {
-                    by[h][k].2 = pos;
-                    by[h][k].3 += 1;
-                }
-            }
+        let Some(h) = model.handler[i] else {
+            continue;
+        };
+        let (h, k) = *slot[i].get_or_insert_with(|| {
+            by[h as usize].push(Span {
+                inst: s.ev.inst,
+                first: pos,
+                last: None,
+                ran: 0,
+            });
+            (h as usize, by[h as usize].len() - 1)
+        });
+        if pos < real {
+            by[h][k].last = Some(pos);
+            by[h][k].ran += 1;
         }
     }
     by
 }
 
-/// Adds the serialisation edges the clocks call for; returns whether any was added.
+/// Adds the serialisation edges the clocks call for; returns whether any was added. Only steps
+/// that ran decide whether two messages are related (a pending step only gets the edges).
+#[allow(clippy::too_many_arguments)]
 fn close(
     model: &Model,
     steps: &[Step],
+    real: usize,
     clocks: &Clocks,
     extra: &mut [Vec<usize>],
     closure: &mut Vec<(usize, usize)>,
     skip: Option<(Inst, Inst)>,
 ) -> bool {
     let mut changed = false;
-    for msgs in messages_by_handler(model, steps) {
-        for (b, &(m, first, last, _)) in msgs.iter().enumerate() {
-            for &(m0, _, last0, len0) in &msgs[..b] {
-                // (With pending steps appended, `m0` may not have ended before `m`.)
-                if skip == Some((m0, m)) || last0 >= first {
+    for msgs in messages_by_handler(model, steps, real) {
+        for (b, m) in msgs.iter().enumerate() {
+            let probe = m.last.unwrap_or(m.first);
+            for m0 in &msgs[..b] {
+                let Some(last0) = m0.last else {
+                    continue;
+                };
+                if skip == Some((m0.inst, m.inst)) || last0 >= m.first {
                     continue;
                 }
-                if clocks.row(last)[m0 as usize] > 0 && clocks.row(first)[m0 as usize] < len0 {
-                    extra[first].push(last0);
-                    closure.push((last0, first));
+                if clocks.row(probe)[m0.inst as usize] > 0
+                    && clocks.row(m.first)[m0.inst as usize] < m0.ran
+                {
+                    extra[m.first].push(last0);
+                    closure.push((last0, m.first));
                     changed = true;
                 }
             }
@@ -131,6 +152,12 @@ fn close(
 
 /// The clocks of `steps` (an execution from the initial state).
 pub fn clocks(model: &Model, steps: &[Step]) -> Clocks {
+    clocks_pending(model, steps, steps.len())
+}
+
+/// The clocks of `steps` whose steps from position `real` on are pending (they did not run):
+/// each is ordered after the steps that ran, never after another pending step.
+pub fn clocks_pending(model: &Model, steps: &[Step], real: usize) -> Clocks {
     let p = model.procs();
     let n = steps.len();
     let mut extra: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -170,6 +197,9 @@ pub fn clocks(model: &Model, steps: &[Step]) -> Clocks {
                 }
             }
             cur[inst] = s.ev.idx + 1;
+            if i >= real {
+                continue;
+            }
             let cur: &[u32] = cur;
             for t in model.footprint(s.ev.label) {
                 if t.resource == own {
@@ -196,7 +226,7 @@ pub fn clocks(model: &Model, steps: &[Step]) -> Clocks {
             vc,
             closure: Vec::new(),
         };
-        if !close(model, steps, &clocks, &mut extra, &mut closure, None) {
+        if !close(model, steps, real, &clocks, &mut extra, &mut closure, None) {
             return Clocks { closure, ..clocks };
         }
     }
@@ -209,6 +239,7 @@ pub fn clocks_without(model: &Model, steps: &[Step], m1: Inst, m2: Inst) -> Cloc
     clocks_filtered(
         model,
         steps,
+        steps.len(),
         &|a, b| {
             let (p, q) = (steps[a].ev.inst, steps[b].ev.inst);
             (p == m1 && q == m2) || (p == m2 && q == m1)
@@ -219,11 +250,16 @@ pub fn clocks_without(model: &Model, steps: &[Step], m1: Inst, m2: Inst) -> Cloc
 
 /// The clocks of `steps` without the orderings between lock operations (their data
 /// dependencies and program order stay): what a race between two `lock`s has to respect.
-pub fn clocks_without_locks(model: &Model, steps: &[Step]) -> Clocks {
+/// Steps from position `real` on are pending, as for [`clocks_pending`].
+pub fn clocks_without_locks(model: &Model, steps: &[Step], real: usize) -> Clocks {
     clocks_filtered(
         model,
         steps,
-        &|a, b| model.is_lock_op(steps[a].ev.label) && model.is_lock_op(steps[b].ev.label),
+        real,
+        &|a, b| {
+            a >= real
+                || (model.is_lock_op(steps[a].ev.label) && model.is_lock_op(steps[b].ev.label))
+        },
         None,
     )
 }
@@ -233,6 +269,7 @@ pub fn clocks_without_locks(model: &Model, steps: &[Step]) -> Clocks {
 fn clocks_filtered(
     model: &Model,
     steps: &[Step],
+    real: usize,
     skip: &dyn Fn(usize, usize) -> bool,
     skip_closure: Option<(Inst, Inst)>,
 ) -> Clocks {
@@ -270,6 +307,7 @@ fn clocks_filtered(
         if !close(
             model,
             steps,
+            real,
             &clocks,
             &mut extra,
             &mut closure,

@@ -279,14 +279,22 @@ pub fn wakeup(
     let mut occ = busy.to_vec();
     let mut placed_count = vec![0u32; procs];
     let mut placed = vec![false; steps.len()];
+    // The set, less the steps with a predecessor after `k` outside it (which could never be
+    // placed); `last` stays (its predecessors are checked when it is placed).
     let in_set = {
         let mut v = vec![false; steps.len()];
         for &i in set {
             v[i] = true;
         }
+        for x in k..steps.len() {
+            if v[x] && (k..x).any(|y| !v[y] && clocks.before(steps, y, x)) {
+                v[x] = false;
+            }
+        }
         v[last] = true;
         v
     };
+    let set: Vec<usize> = set.iter().copied().filter(|&i| in_set[i]).collect();
     // Whether the message of each process ends inside the sequence.
     let mut ends_in = vec![false; procs];
     for i in k..steps.len() {

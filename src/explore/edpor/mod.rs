@@ -53,12 +53,15 @@ use crate::system::{Overflow, Transition};
 pub struct EdporOptions {
     /// Steps a completion search may take before its wakeup sequence is parked.
     pub search_budget: u64,
+    /// Keep every execution explored in [`EdporStats::explored`] (for tests and debugging).
+    pub record: bool,
 }
 
 impl Default for EdporOptions {
     fn default() -> Self {
         EdporOptions {
             search_budget: 100_000,
+            record: false,
         }
     }
 }
@@ -92,6 +95,8 @@ pub struct EdporStats {
     pub peak_tree_nodes: u64,
     /// Why the run stopped early, if it did.
     pub stopped: Option<StopReason>,
+    /// With [`EdporOptions::record`]: every execution explored, and whether it was blocked.
+    pub explored: Vec<(Vec<Transition>, bool)>,
 }
 
 impl EdporStats {

@@ -275,7 +275,7 @@ fn lock_reversals(
     if pairs.is_empty() {
         return;
     }
-    let relaxed = clocks_without_locks(model, steps);
+    let relaxed = clocks_without_locks(model, steps, real);
     // Branch just before the first acquisition `i`, or before its message starts at `from`.
     let at = |from: usize, j: usize| -> Option<Reversal> {
         // The events not after `from`, leaving out the lock operations that follow it in the
