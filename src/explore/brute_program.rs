@@ -266,3 +266,42 @@ pub fn enumerate_classes(
         .collect();
     Ok((stats, classes))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::tsys;
+
+    fn count(text: &str) -> ProgramClasses {
+        let sys = ProgramSystem::new(&tsys::parse_str(text).unwrap()).unwrap();
+        count_classes(&sys, 100, &Limits::default()).unwrap()
+    }
+
+    #[test]
+    fn known_counts() {
+        // n independent pairs of racing writers: 2^n classes.
+        let c = count(
+            "var x, y; thread a { x = 1; } thread b { x = 2; } thread c { y = 1; } \
+             thread d { y = 2; }",
+        );
+        assert_eq!((c.runs, c.classes), (24, 4));
+        // Two messages of one handler on different data: one class, two runs.
+        let c = count(
+            "var x, y; handler h; message p { x = 1; } message q { y = 1; }\n\
+             thread s { post h p; } thread t { post h q; }",
+        );
+        assert_eq!(c.classes, 1);
+        // On the same data: two.
+        let c = count(
+            "var x; handler h; message p { x = 1; } message q { a = x; }\n\
+             thread s { post h p; } thread t { post h q; }",
+        );
+        assert_eq!(c.classes, 2);
+        // A lock-order inversion: three classes, one a deadlock.
+        let c = count(
+            "lock m, n; thread s { lock m; lock n; unlock n; unlock m; }\n\
+             thread t { lock n; lock m; unlock m; unlock n; }",
+        );
+        assert_eq!((c.classes, c.deadlocks), (3, 1));
+    }
+}

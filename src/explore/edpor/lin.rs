@@ -295,13 +295,18 @@ pub fn wakeup(
         v
     };
     let set: Vec<usize> = set.iter().copied().filter(|&i| in_set[i]).collect();
-    // Whether the message of each process ends inside the sequence.
+    // Whether the message of each process ends inside the sequence, and at all.
     let mut ends_in = vec![false; procs];
-    for i in k..steps.len() {
-        if in_set[i] && steps[i].ends {
-            ends_in[steps[i].ev.inst as usize] = true;
+    let mut ends = vec![false; procs];
+    for (i, s) in steps.iter().enumerate() {
+        if s.ends {
+            ends[s.ev.inst as usize] = true;
+            if i >= k && in_set[i] {
+                ends_in[s.ev.inst as usize] = true;
+            }
         }
     }
+    let target = steps[last].ev.inst as usize;
     let ok = |i: usize,
               placed_count: &[u32],
               occ: &[Option<Inst>],
@@ -326,15 +331,18 @@ pub fn wakeup(
                     return false;
                 }
                 // Start a message that stays unfinished only when its handler has nothing else
-                // left to run.
+                // left to run in the sequence; one that never ends (stopped by an assumption,
+                // deadlocked) only when its handler has nothing else left at all, unless the
+                // sequence is about it.
+                let other = |j: usize| {
+                    !placed[j]
+                        && steps[j].ev.inst as usize != p
+                        && model.handler[steps[j].ev.inst as usize] == Some(h)
+                };
                 !strand_check
                     || ends_in[p]
-                    || !(k..steps.len()).any(|j| {
-                        in_set[j]
-                            && !placed[j]
-                            && steps[j].ev.inst as usize != p
-                            && model.handler[steps[j].ev.inst as usize] == Some(h)
-                    })
+                    || (!(k..steps.len()).any(|j| in_set[j] && other(j))
+                        && (ends[p] || p == target || !(k..steps.len()).any(other)))
             }
             _ => true,
         }
@@ -373,4 +381,88 @@ pub fn wakeup(
     }
     place(last, &mut placed_count, &mut occ, &mut placed);
     Some(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::edpor::testutil::{run, system};
+
+    #[test]
+    fn a_message_moves_first_with_the_handler_reordered() {
+        // p1 and p2 on one handler touch different variables; p2 (two steps) can go first.
+        let sys = system(
+            "var x, y; handler h;\n\
+             message p1 { x = 1; }\n\
+             message p2 { y = 1; y = 2; }\n\
+             thread s { post h p1; post h p2; }",
+        );
+        let model = Model::new(&sys);
+        let steps = run(&model, &["s", "s", "s>p1", "s>p2", "s>p2"]);
+        let cand = Cand::new(&model, steps);
+        let p2 = cand.steps[3].ev.inst;
+        let mut budget = 1000;
+        let Search::Found(c) = first(&model, &cand, 2, p2, &mut budget) else {
+            panic!("p2 can run first");
+        };
+        let order: Vec<u32> = c.steps[2..].iter().map(|s| s.ev.inst).collect();
+        let p1 = cand.steps[2].ev.inst;
+        assert_eq!(order, vec![p2, p2, p1], "all of p2 before p1");
+        // p1's step cannot go first after p2 started (the handler is busy).
+        let mut budget = 1000;
+        assert!(matches!(
+            first(&model, &cand, 4, p1, &mut budget),
+            Search::None
+        ));
+    }
+
+    #[test]
+    fn a_message_that_depends_cannot_move_first() {
+        let sys = system(
+            "var x; handler h;\n\
+             message p1 { x = 1; }\n\
+             message p2 { a = x; }\n\
+             thread s { post h p1; post h p2; }",
+        );
+        let model = Model::new(&sys);
+        let steps = run(&model, &["s", "s", "s>p1", "s>p2"]);
+        let cand = Cand::new(&model, steps);
+        let mut budget = 1000;
+        assert!(matches!(
+            first(&model, &cand, 2, cand.steps[3].ev.inst, &mut budget),
+            Search::None
+        ));
+    }
+
+    #[test]
+    fn wakeup_sequences_leave_an_unfinished_message_last() {
+        // From the branch point 2, place everything but p1 (positions 3.. of the execution
+        // s s p1 q q p2 p2), ending with p2's second step: q runs to its end first.
+        let sys = system(
+            "var x, y, z; handler h;\n\
+             message p1 { x = 1; }\n\
+             message q { z = 1; z = 2; }\n\
+             message p2 { y = 1; a = x; y = 3; }\n\
+             thread s { post h p1; post h q; post h p2; }",
+        );
+        let model = Model::new(&sys);
+        let order = ["s", "s", "s", "s>p1", "s>q", "s>q", "s>p2", "s>p2", "s>p2"];
+        let steps = run(&model, &order);
+        // As for a message race: without the conflicts between p1 and p2 (whose closure would
+        // put all of p2 after p1).
+        let (p1, p2) = (steps[3].ev.inst, steps[7].ev.inst);
+        let clocks = super::super::hb::clocks_without(&model, &steps, p1, p2);
+        let busy = vec![None];
+        let v = wakeup(&model, &steps, &clocks, 3, &[4, 5, 6], 7, None, &busy)
+            .expect("a wakeup sequence");
+        assert_eq!(v, vec![4, 5, 6, 7]);
+        // p2 stays unfinished (its last step is not in the sequence) so it starts only once q
+        // is placed, even when it comes first in the set.
+        let v = wakeup(&model, &steps, &clocks, 3, &[6, 4, 5], 7, None, &busy)
+            .expect("a wakeup sequence");
+        assert_eq!(v, vec![4, 5, 6, 7]);
+        // With the real order, p2 follows p1: no sequence without p1.
+        let real = super::super::hb::clocks(&model, &steps);
+        assert!(wakeup(&model, &steps, &real, 3, &[4, 5, 6], 7, None, &busy).is_none());
+    }
 }

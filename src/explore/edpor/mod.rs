@@ -129,3 +129,50 @@ pub fn explore(
     ex.run(progress)?;
     Ok(ex.stats)
 }
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    //! Builds executions of small programs for the unit tests.
+
+    use super::model::{Ev, Model, Step};
+    use crate::formats::tsys;
+    use crate::model::program_system::ProgramSystem;
+    use crate::system::System;
+
+    /// The program's system.
+    pub fn system(text: &str) -> ProgramSystem {
+        ProgramSystem::new(&tsys::parse_str(text).unwrap()).unwrap()
+    }
+
+    /// Runs the processes named in `order`, one step each, from the initial state.
+    pub fn run(model: &Model, order: &[&str]) -> Vec<Step> {
+        let sys = model.sys;
+        let mut state = vec![0u64; sys.state_words()];
+        sys.initial_state(&mut state);
+        let mut next = state.clone();
+        let mut counts = vec![0u32; model.procs()];
+        let mut steps = Vec::new();
+        for name in order {
+            let inst = sys
+                .instances()
+                .iter()
+                .position(|i| i.name == *name)
+                .unwrap_or_else(|| panic!("no process {name}")) as u32;
+            let label = model
+                .enabled_of(&state, inst)
+                .unwrap_or_else(|| panic!("{name} is not enabled"));
+            let ends = model.fire(&state, inst, label, &mut next).unwrap();
+            std::mem::swap(&mut state, &mut next);
+            steps.push(Step {
+                ev: Ev {
+                    inst,
+                    idx: counts[inst as usize],
+                    label,
+                },
+                ends,
+            });
+            counts[inst as usize] += 1;
+        }
+        steps
+    }
+}

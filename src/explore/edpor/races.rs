@@ -203,11 +203,29 @@ fn pending_message_reversals(
             continue;
         }
         let k = first_of(steps, m1);
-        let set: Vec<usize> = (k..real).filter(|&x| !clocks.before(steps, k, x)).collect();
+        // The steps not after the busy message starts; when the waiting message starts with a
+        // `lock`, not the acquisitions of that lock it does not need either (lock orderings
+        // left out, as for lock races).
+        let relaxed;
+        let (order, set): (&Clocks, Vec<usize>) = if model.is_lock(steps[j].ev.label) {
+            relaxed = clocks_without_locks(model, steps, real);
+            let set = (k..real)
+                .filter(|&x| {
+                    !clocks.before(steps, k, x)
+                        && !(model.is_lock(steps[x].ev.label)
+                            && model.conflict(steps[x].ev.label, steps[j].ev.label)
+                            && !relaxed.before(steps, x, j))
+                })
+                .collect();
+            (&relaxed, set)
+        } else {
+            let set = (k..real).filter(|&x| !clocks.before(steps, k, x)).collect();
+            (clocks, set)
+        };
         if let Some(v) = wakeup(
             model,
             steps,
-            clocks,
+            order,
             k,
             &set,
             j,
@@ -367,5 +385,54 @@ fn message_reversals(model: &Model, steps: &[Step], out: &mut Vec<Reversal>) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::edpor::hb::clocks;
+    use crate::explore::edpor::testutil::{run, system};
+
+    #[test]
+    fn a_message_race_branches_before_the_first_message() {
+        // Fig. 2 (bottom): p1 writes x then y, p2 reads them.
+        let sys = system(
+            "var x, y; handler h;\n\
+             message p1 { x = 1; y = 1; }\n\
+             message p2 { a = x; b = y; }\n\
+             thread s { post h p1; }\n\
+             thread t { post h p2; }",
+        );
+        let model = Model::new(&sys);
+        let steps = run(&model, &["s", "t", "s>p1", "s>p1", "t>p2", "t>p2"]);
+        let c = clocks(&model, &steps);
+        let revs = reversals(&model, &steps, &c, steps.len());
+        // Before p1 starts (position 2): p2 up to its first conflicting step (a = x).
+        assert!(revs.contains(&Reversal { k: 2, v: vec![4] }), "{revs:?}");
+        // No reversal branches inside p1: it would have to interrupt it.
+        assert!(revs.iter().all(|r| r.k != 3), "{revs:?}");
+    }
+
+    #[test]
+    fn a_lock_race_takes_the_other_locks_along() {
+        let sys = system(
+            "var x; lock m1, m2; handler h;\n\
+             message p { lock m2; lock m1; unlock m1; unlock m2; }\n\
+             thread s { post h p; lock m1; lock m2; unlock m2; unlock m1; }",
+        );
+        let model = Model::new(&sys);
+        let order = ["s", "s", "s", "s", "s", "s>p", "s>p", "s>p", "s>p"];
+        let steps = run(&model, &order);
+        let c = clocks(&model, &steps);
+        let revs = reversals(&model, &steps, &c, steps.len());
+        // p's `lock m1` before s's: p's `lock m2` has to come first too.
+        assert!(
+            revs.contains(&Reversal {
+                k: 1,
+                v: vec![5, 6]
+            }),
+            "{revs:?}"
+        );
     }
 }

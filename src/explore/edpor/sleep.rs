@@ -80,3 +80,34 @@ pub fn after(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::edpor::testutil::{run, system};
+
+    #[test]
+    fn sleepers_wake_on_conflict_and_park_on_their_handler() {
+        let sys = system(
+            "var x, y; handler h;\n\
+             message p1 { x = 1; }\n\
+             message p2 { y = 1; }\n\
+             thread s { post h p1; post h p2; }\n\
+             thread t { a = x; }",
+        );
+        let model = Model::new(&sys);
+        let steps = run(&model, &["s", "s", "s>p1", "s>p2", "t"]);
+        let p1 = Sleeper::new(&model, &steps[2]);
+        assert_eq!(p1.unstarted, Some(0));
+        assert!(p1.forbids(steps[2].ev.inst));
+        // p2 starts on the same handler: p1 is parked, no longer forbidden.
+        let after = super::after(&model, vec![p1.clone()], &steps[3]);
+        assert!(after[0].parked && !after[0].forbids(steps[2].ev.inst));
+        // t reads x: p1 wakes up.
+        assert!(super::after(&model, vec![p1], &steps[4]).is_empty());
+        // A thread's sleeper stays asleep across independent steps.
+        let t = Sleeper::new(&model, &steps[4]);
+        let after = super::after(&model, vec![t], &steps[3]);
+        assert!(after[0].forbids(steps[4].ev.inst));
+    }
+}
