@@ -82,6 +82,8 @@ pub fn run(args: &EdporArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     );
     out.add("parked", "parked sequences", stats.parked);
     out.add_json("completion_retries", stats.completion_retries);
+    out.add_json("completion_steps", stats.completion_steps);
+    out.add_json("completions_exhausted", stats.completions_exhausted);
     out.add("longest_execution", "longest execution", stats.max_depth);
     out.add_json("peak_tree_nodes", stats.peak_tree_nodes);
     out.add_json(

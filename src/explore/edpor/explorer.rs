@@ -4,9 +4,6 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use std::rc::Rc;
-
-use super::hb::clocks_pending;
 use super::lin::{self, Cand, Search};
 use super::model::{Ev, Inst, Model, Step};
 use super::races::{Reversal, reversals};
@@ -172,11 +169,11 @@ impl<'m, 's> Explorer<'m, 's> {
         };
         self.counts[inst as usize] += 1;
         let f = &self.frames[d];
-        let inherited = f
-            .sleep
-            .iter()
-            .cloned()
-            .chain(f.explored.iter().map(|c| Sleeper::new(self.model, &c.step)));
+        let inherited = f.sleep.iter().cloned().chain(
+            f.explored
+                .iter()
+                .map(|c| Sleeper::new(self.model, &c.step, d)),
+        );
         let sleep = sleep::after(self.model, inherited, &step);
         self.frames[d].cur = Some(Child {
             step,
@@ -252,18 +249,6 @@ impl<'m, 's> Explorer<'m, 's> {
         if self.opts.record {
             self.stats.explored.push((labels(&cand.steps), redundant));
         }
-        if std::env::var_os("EDPOR_TRACE").is_some() {
-            let names: Vec<&str> = cand
-                .steps
-                .iter()
-                .map(|s| self.model.sys.transition_name(s.ev.label))
-                .collect();
-            eprintln!(
-                "EXEC{} {}",
-                if redundant { " (blocked)" } else { "" },
-                names.join(" | ")
-            );
-        }
         if redundant {
             self.stats.blocked += 1;
         } else {
@@ -303,6 +288,7 @@ impl<'m, 's> Explorer<'m, 's> {
             self.model
                 .pending(&self.frames[self.depth()].state, &mut pending);
         }
+        let real = self.depth();
         let m = if pending.is_empty() {
             cand
         } else {
@@ -319,19 +305,12 @@ impl<'m, 's> Explorer<'m, 's> {
                 });
                 counts[inst as usize] += 1;
             }
-            let clocks = Rc::new(clocks_pending(self.model, &steps, self.depth()));
-            Cand {
-                rows: (0..steps.len() as u32).collect(),
-                steps,
-                clocks,
-            }
+            Cand::with_pending(self.model, steps, real)
         };
-        let real = self.depth();
         let revs = reversals(self.model, &m.steps, &m.clocks, real);
-        let cand = m;
         self.stats.races += revs.len() as u64;
         for r in revs {
-            self.reverse(&cand, &r)?;
+            self.reverse(&m, &r)?;
             if self.stats.stopped.is_some() {
                 break;
             }
@@ -376,13 +355,6 @@ impl<'m, 's> Explorer<'m, 's> {
     /// execution that no explored child makes redundant, and inserts that.
     fn reverse(&mut self, m: &Cand, r: &Reversal) -> Result<(), Overflow> {
         let k = r.k;
-        if std::env::var_os("EDPOR_TRACE").is_some() {
-            let names: Vec<&str> =
-                r.v.iter()
-                    .map(|&p| self.model.sys.transition_name(m.steps[p].ev.label))
-                    .collect();
-            eprintln!("  REV at {k}: {}", names.join(" | "));
-        }
         let model = self.model;
         let mut state = self.frames[k].state.clone();
         let mut next = state.clone();
@@ -400,7 +372,7 @@ impl<'m, 's> Explorer<'m, 's> {
                 f.explored
                     .iter()
                     .chain(f.cur.iter())
-                    .map(|c| Sleeper::new(model, &c.step)),
+                    .map(|c| Sleeper::new(model, &c.step, k)),
             )
             .collect();
         for (n, &pos) in r.v.iter().enumerate() {
@@ -427,8 +399,37 @@ impl<'m, 's> Explorer<'m, 's> {
             counts[ev.inst as usize] += 1;
             sleep = sleep::after(model, sleep, &step);
             seq.push(step);
+            if self.settle(&seq, &mut sleep) {
+                return Ok(()); // a parked message that ran could have run first: redundant
+            }
         }
         self.complete(m, k, seq, state, sleep)
+    }
+
+    /// Settles the parked sleeper whose message the last step of `seq` ended: later steps
+    /// cannot order anything before it, so whether it could have run first is known now.
+    /// Returns true when it could (every completion of `seq` is redundant); otherwise the
+    /// sleeper is dropped.
+    fn settle(&self, seq: &[Step], sleep: &mut Vec<Sleeper>) -> bool {
+        let Some(last) = seq.last() else {
+            return false;
+        };
+        if !last.ends {
+            return false;
+        }
+        let Some(at) = sleep
+            .iter()
+            .position(|s| s.started && s.inst == last.ev.inst)
+        else {
+            return false;
+        };
+        let s = sleep.swap_remove(at);
+        let cand = Cand::new(self.model, seq.to_vec());
+        let mut budget = LIN_BUDGET;
+        matches!(
+            lin::first(self.model, &cand, s.at, s.inst, &mut budget),
+            Search::Found(c) if c.steps[s.at].ev.label == s.label
+        )
     }
 
     /// Completes the wakeup sequence `seq` (from the root; it ends in `state`) into a maximal
@@ -470,15 +471,7 @@ impl<'m, 's> Explorer<'m, 's> {
             model.enabled(&cur_state, &mut en);
             if en.is_empty() {
                 let cand = Cand::new(model, seq.clone());
-                let ins = self.insert(k, cand.clone(), false);
-                if std::env::var_os("EDPOR_TRACE").is_some() {
-                    let names: Vec<&str> = cand.steps[k..]
-                        .iter()
-                        .map(|s| self.model.sys.transition_name(s.ev.label))
-                        .collect();
-                    eprintln!("    COMPLETION {ins:?}: {}", names.join(" | "));
-                }
-                match ins {
+                match self.insert(k, cand, false) {
                     Insert::Inserted => {
                         self.stats.wakeup_inserted += 1;
                         return Ok(());
@@ -497,9 +490,15 @@ impl<'m, 's> Explorer<'m, 's> {
                     .copied()
                     .filter(|&(i, _)| !cur_sleep.iter().any(|s| s.forbids(i)))
                     .collect();
-                choices.sort_by_key(|&(i, t)| match in_m.get(&(i, counts[i as usize])) {
-                    Some(&(pos, label)) if label == t => pos,
-                    _ => m.len() + i as usize,
+                // Parked sleepers last: the later such a message runs, the likelier it is
+                // ordered after what ran meanwhile, which is what keeps it from being redundant.
+                choices.sort_by_key(|&(i, t)| {
+                    let parked = cur_sleep.iter().any(|s| s.inst == i);
+                    let order = match in_m.get(&(i, counts[i as usize])) {
+                        Some(&(pos, label)) if label == t => pos,
+                        _ => m.len() + i as usize,
+                    };
+                    (parked, order)
                 });
                 if !choices.is_empty() {
                     levels.push(Level {
@@ -516,7 +515,11 @@ impl<'m, 's> Explorer<'m, 's> {
             // The next choice of the deepest level that has one left.
             loop {
                 let Some(top) = levels.last_mut() else {
-                    return Ok(()); // every completion is redundant: so is the sequence
+                    // Every completion is redundant: so is the sequence.
+                    if !first {
+                        self.stats.completions_exhausted += 1;
+                    }
+                    return Ok(());
                 };
                 if top.next < top.choices.len() {
                     let (i, t) = top.choices[top.next];
@@ -539,11 +542,17 @@ impl<'m, 's> Explorer<'m, 's> {
                     cur_sleep = sleep::after(model, top.sleep.iter().cloned(), &step);
                     cur_state = out;
                     seq.push(step);
+                    if self.settle(&seq, &mut cur_sleep) {
+                        // Redundant whatever follows: try the next choice.
+                        self.stats.completion_steps += 1;
+                        continue;
+                    }
                     break;
                 }
                 levels.pop();
             }
             budget = budget.saturating_sub(1);
+            self.stats.completion_steps += 1;
             self.steps_since_check += 1;
             if self.steps_since_check >= 4096 {
                 self.steps_since_check = 0;

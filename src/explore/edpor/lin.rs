@@ -44,6 +44,17 @@ impl Cand {
         }
     }
 
+    /// `steps` whose steps from position `real` on are pending (see
+    /// [`super::hb::clocks_pending`]).
+    pub fn with_pending(model: &Model, steps: Vec<Step>, real: usize) -> Cand {
+        let clocks = Rc::new(super::hb::clocks_pending(model, &steps, real));
+        Cand {
+            rows: (0..steps.len() as u32).collect(),
+            steps,
+            clocks,
+        }
+    }
+
     /// The clock of the event at position `i`.
     pub fn clock(&self, i: usize) -> &[u32] {
         self.clocks.row(self.rows[i] as usize)
@@ -218,7 +229,7 @@ fn linearize(
             let p = s.ev.inst as usize;
             placed[p] += 1;
             let h = model.handler[p].map(|h| h as usize);
-            let before = h.map_or(None, |h| occ[h]);
+            let before = h.and_then(|h| occ[h]);
             if let Some(h) = h {
                 if s.ev.idx == 0 {
                     occ[h] = Some(s.ev.inst);

@@ -89,6 +89,10 @@ pub struct EdporStats {
     pub completion_retries: u64,
     /// Wakeup sequences parked (completion undecided).
     pub parked: u64,
+    /// Steps taken by completion searches.
+    pub completion_steps: u64,
+    /// Wakeup sequences all of whose completions proved redundant (after a search).
+    pub completions_exhausted: u64,
     /// The longest execution.
     pub max_depth: u64,
     /// The most wakeup-tree nodes held at once.

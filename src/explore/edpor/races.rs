@@ -211,10 +211,10 @@ fn pending_message_reversals(
             relaxed = clocks_without_locks(model, steps, real);
             let set = (k..real)
                 .filter(|&x| {
-                    !clocks.before(steps, k, x)
-                        && !(model.is_lock(steps[x].ev.label)
-                            && model.conflict(steps[x].ev.label, steps[j].ev.label)
-                            && !relaxed.before(steps, x, j))
+                    let unneeded = model.is_lock(steps[x].ev.label)
+                        && model.conflict(steps[x].ev.label, steps[j].ev.label)
+                        && !relaxed.before(steps, x, j);
+                    !clocks.before(steps, k, x) && !unneeded
                 })
                 .collect();
             (&relaxed, set)

@@ -22,11 +22,14 @@ pub struct Sleeper {
     pub parked: bool,
     /// It ran while parked (redundancy is left to the exact check).
     pub started: bool,
+    /// The prefix length after which it was explored.
+    pub at: usize,
 }
 
 impl Sleeper {
-    /// The sleeper for process `step.ev.inst` explored first with `step`.
-    pub fn new(model: &Model, step: &Step) -> Sleeper {
+    /// The sleeper for process `step.ev.inst` explored first with `step` after the first `at`
+    /// steps.
+    pub fn new(model: &Model, step: &Step, at: usize) -> Sleeper {
         let i = step.ev.inst;
         Sleeper {
             inst: i,
@@ -38,6 +41,7 @@ impl Sleeper {
             },
             parked: false,
             started: false,
+            at,
         }
     }
 
@@ -97,7 +101,7 @@ mod tests {
         );
         let model = Model::new(&sys);
         let steps = run(&model, &["s", "s", "s>p1", "s>p2", "t"]);
-        let p1 = Sleeper::new(&model, &steps[2]);
+        let p1 = Sleeper::new(&model, &steps[2], 2);
         assert_eq!(p1.unstarted, Some(0));
         assert!(p1.forbids(steps[2].ev.inst));
         // p2 starts on the same handler: p1 is parked, no longer forbidden.
@@ -106,7 +110,7 @@ mod tests {
         // t reads x: p1 wakes up.
         assert!(super::after(&model, vec![p1], &steps[4]).is_empty());
         // A thread's sleeper stays asleep across independent steps.
-        let t = Sleeper::new(&model, &steps[4]);
+        let t = Sleeper::new(&model, &steps[4], 4);
         let after = super::after(&model, vec![t], &steps[3]);
         assert!(after[0].forbids(steps[4].ev.inst));
     }
