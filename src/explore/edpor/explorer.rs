@@ -4,7 +4,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::lin::{self, Cand, Search};
+use super::lin::{self, Cand, Prefix, Search};
 use super::model::{Ev, Inst, Model, Step};
 use super::races::{Reversal, reversals};
 use super::sleep::{self, Sleeper};
@@ -321,18 +321,28 @@ impl<'m, 's> Explorer<'m, 's> {
     /// Whether a process explored first after some prefix of the execution could start the
     /// rest of it (the exact check).
     fn redundant(&self, cand: &Cand) -> bool {
-        (0..self.depth()).any(|a| {
-            self.frames[a]
+        let mut prefix = Prefix::new(self.model);
+        for a in 0..self.depth() {
+            if self.frames[a]
                 .explored
                 .iter()
-                .any(|c| self.starts(cand, a, c, false))
-        })
+                .any(|c| self.starts(cand, a, &prefix, c, false))
+            {
+                return true;
+            }
+            prefix.push(self.model, &cand.steps[a]);
+        }
+        false
     }
 
-    /// Whether child `c` (explored after the first `a` steps) can start the rest of `cand`:
-    /// cheap tests first (its `done` sequences, when `use_done`), then the exact one.
-    fn starts(&self, cand: &Cand, a: usize, c: &Child, use_done: bool) -> bool {
+    /// Whether child `c` (explored after the first `a` steps, which leave `prefix`) can start
+    /// the rest of `cand`: cheap tests first (its `done` sequences, when `use_done`), then the
+    /// exact one.
+    fn starts(&self, cand: &Cand, a: usize, prefix: &Prefix, c: &Child, use_done: bool) -> bool {
         let q = c.step.ev.inst;
+        if c.step.ev.label != cand_next_label(cand, a, q) {
+            return false; // not the same step: it has a predecessor after `a`
+        }
         if use_done && c.step.ev.idx == 0 && self.model.is_message(q) {
             let seq: Vec<Transition> = cand
                 .steps
@@ -345,10 +355,10 @@ impl<'m, 's> Explorer<'m, 's> {
             }
         }
         let mut budget = LIN_BUDGET;
-        match lin::first(self.model, cand, a, q, &mut budget) {
-            Search::Found(c2) => c2.steps[a].ev.label == c.step.ev.label,
-            Search::None | Search::Undecided => false,
-        }
+        matches!(
+            lin::first_after(self.model, cand, a, prefix, q, &mut budget, false),
+            Search::Found(_)
+        )
     }
 
     /// Tries the wakeup sequence of one race: replays it, completes it into a maximal
@@ -580,23 +590,34 @@ impl<'m, 's> Explorer<'m, 's> {
     /// where no existing one can start it.
     fn insert(&mut self, k: usize, cand: Cand, parked: bool) -> Insert {
         let model = self.model;
+        let mut prefix = Prefix::new(model);
         for a in 0..=k {
             if self.frames[a]
                 .explored
                 .iter()
-                .any(|c| self.starts(&cand, a, c, true))
+                .any(|c| self.starts(&cand, a, &prefix, c, true))
             {
                 return Insert::Redundant;
+            }
+            if a < k {
+                prefix.push(model, &cand.steps[a]);
             }
         }
         let mut j = k;
         let mut cand = cand;
         let mut budget = LIN_BUDGET;
+        let mut prefix = Prefix::of(model, &cand, j);
         while j < self.depth() {
             let cur = self.frames[j].cur.as_ref().expect("on the path").step;
-            match lin::first(model, &cand, j, cur.ev.inst, &mut budget) {
-                Search::Found(c2) if c2.steps[j].ev.label == cur.ev.label => {
-                    cand = c2;
+            if cand_next_label(&cand, j, cur.ev.inst) != cur.ev.label {
+                break;
+            }
+            match lin::first_after(model, &cand, j, &prefix, cur.ev.inst, &mut budget, true) {
+                Search::Found(c2) => {
+                    if let Some(c2) = c2 {
+                        cand = c2;
+                    }
+                    prefix.push(model, &cand.steps[j]);
                     j += 1;
                     if j == cand.len() {
                         return Insert::Covered;
@@ -604,7 +625,7 @@ impl<'m, 's> Explorer<'m, 's> {
                     if self.frames[j]
                         .explored
                         .iter()
-                        .any(|c| self.starts(&cand, j, c, true))
+                        .any(|c| self.starts(&cand, j, &prefix, c, true))
                     {
                         return Insert::Redundant;
                     }
@@ -617,18 +638,29 @@ impl<'m, 's> Explorer<'m, 's> {
         loop {
             let mut found = None;
             for (ci, node) in nodes.iter().enumerate() {
+                if cand_next_label(&cand, pos, node.step.ev.inst) != node.step.ev.label {
+                    continue;
+                }
                 let mut budget = LIN_BUDGET;
-                if let Search::Found(c2) =
-                    lin::first(model, &cand, pos, node.step.ev.inst, &mut budget)
-                    && c2.steps[pos].ev.label == node.step.ev.label
-                {
+                if let Search::Found(c2) = lin::first_after(
+                    model,
+                    &cand,
+                    pos,
+                    &prefix,
+                    node.step.ev.inst,
+                    &mut budget,
+                    true,
+                ) {
                     found = Some((ci, c2));
                     break;
                 }
             }
             match found {
                 Some((ci, c2)) => {
-                    cand = c2;
+                    if let Some(c2) = c2 {
+                        cand = c2;
+                    }
+                    prefix.push(model, &cand.steps[pos]);
                     pos += 1;
                     if pos == cand.len() || nodes[ci].children.is_empty() {
                         return Insert::Covered;
@@ -651,4 +683,13 @@ impl<'m, 's> Explorer<'m, 's> {
 
 fn labels(steps: &[Step]) -> Vec<Transition> {
     steps.iter().map(|s| s.ev.label).collect()
+}
+
+/// The statement of the next step of process `q` after the first `a` steps of `cand` (none
+/// when it has no more).
+fn cand_next_label(cand: &Cand, a: usize, q: Inst) -> Transition {
+    cand.steps[a..]
+        .iter()
+        .find(|s| s.ev.inst == q)
+        .map_or(Transition::MAX, |s| s.ev.label)
 }

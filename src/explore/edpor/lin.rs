@@ -106,32 +106,85 @@ pub enum Search<T> {
     Undecided,
 }
 
-/// The busy handlers after the first `a` steps of `cand`: for each handler, the message that
-/// started and has not ended.
-pub fn occupants_after(model: &Model, cand: &Cand, a: usize) -> Vec<Option<Inst>> {
-    let mut occ = vec![None; model.handlers];
-    for s in &cand.steps[..a] {
+/// What a prefix of an execution leaves: the steps of each process, and the message busy on
+/// each handler (started and not ended).
+#[derive(Clone, Debug)]
+pub struct Prefix {
+    /// Steps per process.
+    pub counts: Vec<u32>,
+    /// Busy handlers.
+    pub busy: Vec<Option<Inst>>,
+}
+
+impl Prefix {
+    /// The empty prefix.
+    pub fn new(model: &Model) -> Prefix {
+        Prefix {
+            counts: vec![0; model.procs()],
+            busy: vec![None; model.handlers],
+        }
+    }
+
+    /// The first `a` steps of `cand`.
+    pub fn of(model: &Model, cand: &Cand, a: usize) -> Prefix {
+        let mut p = Prefix::new(model);
+        for s in &cand.steps[..a] {
+            p.push(model, s);
+        }
+        p
+    }
+
+    /// The prefix one step longer.
+    pub fn push(&mut self, model: &Model, s: &Step) {
+        self.counts[s.ev.inst as usize] += 1;
         if let Some(h) = model.handler[s.ev.inst as usize] {
             if s.ev.idx == 0 {
-                occ[h as usize] = Some(s.ev.inst);
+                self.busy[h as usize] = Some(s.ev.inst);
             }
             if s.ends {
-                occ[h as usize] = None;
+                self.busy[h as usize] = None;
             }
         }
     }
-    occ
+}
+
+/// The busy handlers after the first `a` steps of `cand`: for each handler, the message that
+/// started and has not ended.
+pub fn occupants_after(model: &Model, cand: &Cand, a: usize) -> Vec<Option<Inst>> {
+    Prefix::of(model, cand, a).busy
 }
 
 /// An equivalent execution whose step at position `a` is the next event of process `q`, if
 /// one exists: the event must have no predecessor among the steps from `a` on, and the
 /// handlers must allow moving it (and, for a message not started yet, all of it) first.
 pub fn first(model: &Model, cand: &Cand, a: usize, q: Inst, budget: &mut u64) -> Search<Cand> {
+    let prefix = Prefix::of(model, cand, a);
+    match first_after(model, cand, a, &prefix, q, budget, true) {
+        Search::Found(c) => Search::Found(c.unwrap_or_else(|| cand.clone())),
+        Search::None => Search::None,
+        Search::Undecided => Search::Undecided,
+    }
+}
+
+/// [`first`] with the prefix of length `a` given; builds the reordered execution only when
+/// `build` and the step is not already at `a` (otherwise `Found(None)` says there is one).
+pub fn first_after(
+    model: &Model,
+    cand: &Cand,
+    a: usize,
+    prefix: &Prefix,
+    q: Inst,
+    budget: &mut u64,
+    build: bool,
+) -> Search<Option<Cand>> {
     let procs = model.procs();
-    let base = cand.counts(procs, a);
+    let base = &prefix.counts;
     let Some(pos) = (a..cand.len()).find(|&i| cand.steps[i].ev.inst == q) else {
         return Search::None;
     };
+    if pos == a {
+        return Search::Found(None);
+    }
     // No predecessor after `a`.
     let clock = cand.clock(pos);
     if (0..procs).any(|r| r != q as usize && clock[r] > base[r]) {
@@ -139,8 +192,7 @@ pub fn first(model: &Model, cand: &Cand, a: usize, q: Inst, budget: &mut u64) ->
     }
     let simple = match model.handler[q as usize] {
         Some(h) if cand.steps[pos].ev.idx == 0 => {
-            let occ = occupants_after(model, cand, a);
-            if occ[h as usize].is_some() {
+            if prefix.busy[h as usize].is_some() {
                 return Search::None;
             }
             // No other message of the handler starts before `pos`: moving the event is enough.
@@ -151,13 +203,16 @@ pub fn first(model: &Model, cand: &Cand, a: usize, q: Inst, budget: &mut u64) ->
         _ => true,
     };
     if simple {
+        if !build {
+            return Search::Found(None);
+        }
         let mut order: Vec<usize> = Vec::with_capacity(cand.len() - a);
         order.push(pos);
         order.extend((a..cand.len()).filter(|&i| i != pos));
-        return Search::Found(cand.reordered(a, &order));
+        return Search::Found(Some(cand.reordered(a, &order)));
     }
-    match linearize(model, cand, a, &base, pos, budget) {
-        Search::Found(order) => Search::Found(cand.reordered(a, &order)),
+    match linearize(model, cand, a, base, pos, budget) {
+        Search::Found(order) => Search::Found(build.then(|| cand.reordered(a, &order))),
         Search::None => Search::None,
         Search::Undecided => Search::Undecided,
     }
