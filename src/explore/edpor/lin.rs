@@ -346,33 +346,53 @@ pub fn wakeup(
     let mut placed_count = vec![0u32; procs];
     let mut placed = vec![false; steps.len()];
     // The set, less the steps with a predecessor after `k` outside it (which could never be
-    // placed); `last` stays (its predecessors are checked when it is placed).
-    let in_set = {
-        let mut v = vec![false; steps.len()];
-        for &i in set {
-            v[i] = true;
-        }
-        for x in k..steps.len() {
-            if v[x] && (k..x).any(|y| !v[y] && clocks.before(steps, y, x)) {
-                v[x] = false;
-            }
-        }
-        v[last] = true;
-        v
-    };
-    let set: Vec<usize> = set.iter().copied().filter(|&i| in_set[i]).collect();
-    // Whether the message of each process ends inside the sequence, and at all.
+    // placed) and the messages that would stay unfinished without `last` needing them (at
+    // most one unfinished message per handler, the one `last` needs, and it comes last), to a
+    // fixpoint; `last` stays (its predecessors are checked when it is placed).
+    let target = steps[last].ev.inst as usize;
+    let mut in_set = vec![false; steps.len()];
+    for &i in set {
+        in_set[i] = true;
+    }
     let mut ends_in = vec![false; procs];
-    let mut ends = vec![false; procs];
-    for (i, s) in steps.iter().enumerate() {
-        if s.ends {
-            ends[s.ev.inst as usize] = true;
-            if i >= k && in_set[i] {
-                ends_in[s.ev.inst as usize] = true;
+    loop {
+        for x in k..steps.len() {
+            if in_set[x] && (k..x).any(|y| !in_set[y] && y != last && clocks.before(steps, y, x)) {
+                in_set[x] = false;
             }
+        }
+        ends_in.iter_mut().for_each(|e| *e = false);
+        let mut needed = vec![false; procs];
+        for x in k..steps.len() {
+            let p = steps[x].ev.inst as usize;
+            if in_set[x] && steps[x].ends {
+                ends_in[p] = true;
+            }
+            if (in_set[x] && clocks.before(steps, x, last)) || x == last {
+                needed[p] = true;
+            }
+        }
+        let mut changed = false;
+        for x in k..steps.len() {
+            let p = steps[x].ev.inst as usize;
+            if in_set[x] && model.handler[p].is_some() && !ends_in[p] && !needed[p] && p != target {
+                in_set[x] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
         }
     }
-    let target = steps[last].ev.inst as usize;
+    in_set[last] = true;
+    let set: Vec<usize> = set.iter().copied().filter(|&i| in_set[i]).collect();
+    // Whether the message of each process ends at all.
+    let mut ends = vec![false; procs];
+    for s in steps {
+        if s.ends {
+            ends[s.ev.inst as usize] = true;
+        }
+    }
     let ok = |i: usize,
               placed_count: &[u32],
               occ: &[Option<Inst>],
