@@ -112,7 +112,11 @@ impl<'m, 's> Explorer<'m, 's> {
                 self.stats.stopped = Some(r);
                 return Ok(());
             }
-            if let Err(r) = self.limits.check_memory(self.bytes()) {
+            // Adding up the data costs a walk over the frames: now and then.
+            let runs = self.stats.executions + self.stats.blocked;
+            if runs % 64 == 1
+                && let Err(r) = self.limits.check_memory(self.bytes())
+            {
                 self.stats.stopped = Some(r);
                 return Ok(());
             }

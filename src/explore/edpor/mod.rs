@@ -13,9 +13,14 @@
 //!   reordered by branching *before the first one starts*; the wakeup sequence is the events
 //!   not after it, then the second message up to and including its first conflicting event.
 //!   A wakeup sequence has at most one unfinished message per handler, placed last ([`lin`]).
+//!   Besides Optimal-DPOR's races: races between `lock`s with the lock orderings left out
+//!   (reversing one acquisition may need reversing others), races of the steps left pending
+//!   at the end of an execution (a `lock` whose lock is held, a message whose handler stays
+//!   busy), and of messages that keep their handler for good.
 //! - **Sleeping messages** ([`sleep`]): a message explored first after a prefix sleeps until
 //!   something conflicts with its first step; once another message of its handler starts, it
-//!   is parked: whether running it later is redundant depends on all of its steps.
+//!   is parked: whether running it later is redundant depends on all of its steps, so it may
+//!   run, and is settled exactly as soon as it ends (later steps cannot order it any more).
 //! - **`done`**: each explored child that starts a message keeps the sequences of statements
 //!   the message ran in the executions below it (its access sequences).
 //! - **Redundancy checks**: a candidate is redundant when a process explored first after one of
@@ -26,8 +31,8 @@
 //! - **Wakeup sequences are completed before insertion**: race detection runs on whole
 //!   executions, and each wakeup sequence is extended to a maximal execution that no explored
 //!   child makes redundant (processes not asleep, in the order of the execution that showed
-//!   the race; backtracking over the choices when a parked message would make the completion
-//!   redundant), so its place in the wakeup tree is known. A sequence whose completion is not
+//!   the race, parked messages last; backtracking over the choices when a parked message
+//!   makes a completion redundant), so its place in the wakeup tree is known. A sequence whose completion is not
 //!   decided within [`EdporOptions::search_budget`] is **parked** as a partial leaf: its
 //!   branch runs freely and the execution it reaches is checked exactly at the end. Anything
 //!   found redundant then is counted as *blocked*: possibly wasted work, never a missed class.
