@@ -907,7 +907,7 @@ pub fn run_job(job: &Job, opts: &RunOptions, interrupt: &AtomicBool) -> Option<R
         return external_row(row, template, job, opts, interrupt);
     }
     let cmd = builtin_command(&job.mode, &job.net.path, opts);
-    let hard = opts.timeout.map(|t| t + KILL_GRACE);
+    let hard = opts.timeout.map(|t| t.saturating_add(KILL_GRACE));
     match supervise(cmd, hard, interrupt) {
         Ok(run) if run.ended == Ended::Interrupted => None,
         Ok(run) => {
@@ -937,7 +937,8 @@ pub fn run_jobs(
     let done = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel();
     std::thread::scope(|s| {
-        for _ in 0..workers.max(1) {
+        // No more threads than jobs: `--jobs` may be any number.
+        for _ in 0..workers.clamp(1, jobs.len().max(1)) {
             let tx = tx.clone();
             let (next, done) = (&next, &done);
             s.spawn(move || {

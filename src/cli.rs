@@ -12,6 +12,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
+use crate::cli_guard::Guard;
 use unfold::explore::limits::{Limits, StopReason, peak_rss_bytes};
 use unfold::explore::reach::{NetReach, Witness, reach_net};
 use unfold::formats::{self, Format};
@@ -57,6 +58,8 @@ pub enum Command {
     Prefix(PrefixArgs),
     /// Run modes (and other tools) over benchmark suites, one CSV row per run.
     Batch(crate::cli_batch::BatchArgs),
+    /// Model Checking Contest entry point: answer $BK_EXAMINATION on ./model.pnml.
+    Mcc(crate::cli_mcc::MccArgs),
 }
 
 /// Options shared by the commands that print statistics.
@@ -85,6 +88,25 @@ pub struct LimitArgs {
     pub no_fail: bool,
 }
 
+/// Limits of the commands that only read a model (`info`, `convert`).
+#[derive(Args, Debug, Clone)]
+pub struct ReadLimitArgs {
+    /// Stop after this long (`30s`, `5m`, `1h`, `250ms`; a bare number is seconds).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    /// Stop before the process's memory passes this size (`512M`, `4G`; a bare number is
+    /// bytes). Default: three quarters of physical memory.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub mem_limit: Option<u64>,
+}
+
+impl ReadLimitArgs {
+    fn limits(&self, interrupt: Arc<AtomicBool>) -> Limits {
+        Limits::new(self.timeout, self.mem_limit.or_else(default_mem_limit))
+            .with_interrupt_flag(interrupt)
+    }
+}
+
 /// `unfold info`.
 #[derive(Args, Debug)]
 pub struct InfoArgs {
@@ -92,6 +114,8 @@ pub struct InfoArgs {
     pub file: PathBuf,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub limits: ReadLimitArgs,
 }
 
 /// `unfold reach`.
@@ -124,6 +148,8 @@ pub struct ConvertArgs {
     /// Output format (default: from the output file's extension).
     #[arg(long)]
     pub to: Option<ConvertTo>,
+    #[command(flatten)]
+    pub limits: ReadLimitArgs,
 }
 
 /// How a command ended, mapped to the exit code by `main`.
@@ -157,7 +183,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     if !secs.is_finite() || secs < 0.0 {
         return Err(format!("'{s}' is not a valid duration"));
     }
-    Ok(Duration::from_secs_f64(secs))
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("'{s}' is too long a duration"))
 }
 
 /// Parses `512M`, `4G`, `100K`, `1T` (powers of 1024, optional `B`/`iB`), or bytes.
@@ -217,20 +243,37 @@ pub fn run(cli: Cli, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         Command::Run(args) => crate::cli_run::run(&args, interrupt),
         Command::Check(args) => crate::cli_run::check(&args, interrupt),
         Command::Edpor(args) => crate::cli_edpor::run(&args, interrupt),
-        Command::Info(args) => info(&args),
+        Command::Info(args) => info(&args, interrupt),
         Command::Reach(args) => reach(&args, interrupt),
-        Command::Convert(args) => convert(&args),
+        Command::Convert(args) => convert(&args, interrupt),
         Command::Prefix(args) => prefix(&args, interrupt),
         Command::Batch(args) => crate::cli_batch::run(&args, interrupt),
+        Command::Mcc(args) => crate::cli_mcc::run(&args, interrupt),
     }
 }
 
-pub(crate) fn read_net(path: &Path) -> Result<(Net, Format)> {
+/// Reads a net, after weighing the file against the memory limit.
+pub(crate) fn read_net(path: &Path, guard: &Guard) -> Result<(Net, Format)> {
+    guard.weigh_input(path);
+    guard.phase("reading the input");
     Ok(formats::read_net(path)?)
 }
 
 /// Prints `stats` as asked: the human block on standard output unless the JSON goes there.
+/// Prints nothing when the guard printed the run's report already (it is ending the process).
 pub(crate) fn emit(stats: &Stats, output: &OutputArgs, extra_human: &[String]) -> Result<()> {
+    let Some(_claim) = crate::cli_guard::claim_report() else {
+        return Ok(());
+    };
+    write_report(stats, output, extra_human)
+}
+
+/// Prints `stats` (see [`emit`]) without claiming the report.
+pub(crate) fn write_report(
+    stats: &Stats,
+    output: &OutputArgs,
+    extra_human: &[String],
+) -> Result<()> {
     let stdout = io::stdout();
     let json_to_stdout = output.json.as_deref() == Some(Path::new("-"));
     if !json_to_stdout {
@@ -268,9 +311,16 @@ pub(crate) fn common_tail(stats: &mut Stats, seconds: f64) {
     stats.add("peak_memory", "peak memory", human_bytes(peak));
 }
 
-fn info(args: &InfoArgs) -> Result<Outcome> {
-    let limits = Limits::default();
-    let (net, format) = read_net(&args.file)?;
+fn info(args: &InfoArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
+    let guard = Guard::start(
+        args.limits.limits(interrupt),
+        "info",
+        &args.file,
+        Some(&args.output),
+    );
+    let (net, format) = read_net(&args.file, &guard)?;
+    guard.phase("describing the net");
+    let limits = guard.limits();
     let s = net.structure();
     let mut stats = Stats::new();
     common_head(&mut stats, &args.file, "info", true);
@@ -310,8 +360,15 @@ pub(crate) fn witness_line(title: &str, w: &Witness) -> String {
 }
 
 fn reach(args: &ReachArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
-    let limits = args.limits.limits(interrupt);
-    let (net, _) = read_net(&args.file)?;
+    let guard = Guard::start(
+        args.limits.limits(interrupt),
+        "reach",
+        &args.file,
+        Some(&args.output),
+    );
+    let (net, _) = read_net(&args.file, &guard)?;
+    guard.phase("exploring");
+    let limits = guard.limits();
     let progress = Progress::spinner(args.output.quiet);
     let r: NetReach = reach_net(&net, &limits, &mut |p| {
         progress.set_message(|| {
@@ -325,6 +382,7 @@ fn reach(args: &ReachArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     })
     .map_err(|o| anyhow::anyhow!("{}: {o}", args.file.display()))?;
     progress.finish();
+    guard.phase("writing the report");
     let complete = r.stopped.is_none();
     let mut stats = Stats::new();
     common_head(&mut stats, &args.file, "reach", complete);
@@ -389,8 +447,11 @@ fn reach(args: &ReachArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     })
 }
 
-fn convert(args: &ConvertArgs) -> Result<Outcome> {
-    let (net, _) = read_net(&args.input)?;
+fn convert(args: &ConvertArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
+    // No statistics on standard output, where the converted net may go.
+    let guard = Guard::start(args.limits.limits(interrupt), "convert", &args.input, None);
+    let (net, _) = read_net(&args.input, &guard)?;
+    guard.phase("writing the output");
     let to = match args.to {
         Some(ConvertTo::Pnml) => Format::Pnml,
         Some(ConvertTo::Pep) => Format::Pep,
@@ -445,6 +506,9 @@ pub struct PrefixArgs {
     /// Refuse DOT renderings with more nodes than this.
     #[arg(long, value_name = "N", default_value_t = 2000)]
     pub dot_limit: usize,
+    /// Write the prefix in Mole/Punf's binary .mci format to OUT.
+    #[arg(long, value_name = "OUT")]
+    pub mci: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -453,8 +517,15 @@ pub struct PrefixArgs {
 
 fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     use unfold::explore::prefix::{DeadlockAnswer, Order, PrefixOptions, unfold_prefix};
-    let limits = args.limits.limits(interrupt);
-    let (net, _) = read_net(&args.file)?;
+    let guard = Guard::start(
+        args.limits.limits(interrupt),
+        "prefix",
+        &args.file,
+        Some(&args.output),
+    );
+    let (net, _) = read_net(&args.file, &guard)?;
+    guard.phase("unfolding");
+    let limits = guard.limits();
     let order = match args.order {
         PrefixOrder::Mole => Order::Mole,
         PrefixOrder::Erv => Order::Erv,
@@ -478,6 +549,7 @@ fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     })
     .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     progress.finish();
+    guard.phase("writing the report");
     let complete = r.complete();
     let events = r.prefix.events.len();
     let cutoffs = r.prefix.cutoffs();
@@ -565,6 +637,12 @@ fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
     }
+    if let Some(path) = &args.mci {
+        let mut file = std::fs::File::create(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        unfold::report::mci::write_mci(&net, &r.prefix, &mut file)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     emit(&stats, &args.output, &extra)?;
     Ok(if found && !args.limits.no_fail {
         Outcome::Found
@@ -598,6 +676,8 @@ mod tests {
         assert_eq!(parse_duration("1.5m"), Ok(Duration::from_secs(90)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("3 weeks").is_err());
+        assert!(parse_duration("99999999999999999999999").is_err());
+        assert!(parse_duration("1e3").is_err());
         assert_eq!(parse_size("512M"), Ok(512 << 20));
         assert_eq!(parse_size("4GiB"), Ok(4 << 30));
         assert_eq!(parse_size("100"), Ok(100));

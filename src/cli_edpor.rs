@@ -9,6 +9,7 @@ use clap::Args;
 use serde_json::Value;
 
 use crate::cli::{LimitArgs, Outcome, OutputArgs, common_head, common_tail, describe_stop, emit};
+use crate::cli_guard::Guard;
 use unfold::explore::edpor::{self, EdporOptions, EdporProgress};
 use unfold::model::program_system::ProgramSystem;
 use unfold::report::interleaving;
@@ -42,10 +43,20 @@ fn witness_json(sys: &ProgramSystem, run: &[Transition]) -> Value {
 /// Runs Event-DPOR.
 pub fn run(args: &EdporArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let file = &args.file;
-    let limits = args.limits.limits(interrupt);
+    let guard = Guard::start(
+        args.limits.limits(interrupt),
+        "edpor",
+        file,
+        Some(&args.output),
+    );
+    guard.weigh_input(file);
     let bytes = unfold::formats::load(file)?;
     let program = unfold::formats::tsys::parse(&bytes, file)?;
+    drop(bytes);
+    guard.phase("building the system");
     let sys = ProgramSystem::new(&program).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    guard.phase("exploring");
+    let limits = guard.limits();
     let opts = EdporOptions {
         search_budget: args.search_budget.max(1),
         record: false,
@@ -62,6 +73,7 @@ pub fn run(args: &EdporArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let stats = edpor::explore(&sys, &opts, &limits, &mut on_progress)
         .map_err(|o| anyhow!("{}: {o}", file.display()))?;
     progress.finish();
+    guard.phase("writing the report");
 
     let complete = stats.complete();
     let mut out = Stats::new();

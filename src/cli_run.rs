@@ -13,12 +13,15 @@ use crate::cli::{
     LimitArgs, Outcome, OutputArgs, common_head, common_tail, describe_stop, emit, read_net,
     witness_line,
 };
+use crate::cli_guard::Guard;
 use unfold::explore::brute;
 use unfold::explore::reach::Witness;
-use unfold::explore::udpor::{self, Pick, UdporOptions};
+use unfold::explore::udpor::{self, Cache, Pick, UdporOptions};
 use unfold::model::net_system::NetSystem;
 use unfold::model::program_system::ProgramSystem;
-use unfold::report::dot::{EventGraph, EventNode, write_event_graph};
+use unfold::report::dot::{
+    ConditionNode, EventGraph, EventNode, net_conditions, write_event_graph,
+};
 use unfold::report::progress::Progress;
 use unfold::report::stats::Stats;
 use unfold::system::{System, Transition};
@@ -44,6 +47,16 @@ pub enum OrderArg {
     /// Esparza–Römer–Vogler: size, Parikh vector, Foata normal form (total).
     #[default]
     Erv,
+}
+
+/// What becomes of the events `Remove` takes out of `U`.
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+pub enum CacheArg {
+    /// Keep them as a cache while `--mem-limit` allows (least recently used evicted first).
+    #[default]
+    On,
+    /// Drop them at every Remove (smallest memory; events are rebuilt when needed again).
+    Off,
 }
 
 /// `unfold run` (and `unfold FILE`).
@@ -72,10 +85,17 @@ pub struct RunArgs {
     /// The adequate order deciding cutoffs.
     #[arg(long, value_enum, default_value_t = OrderArg::Erv)]
     pub order: OrderArg,
+    /// The cache of events taken out of `U` (the garbage set G), bounded by `--mem-limit`.
+    #[arg(long, value_enum, default_value_t = CacheArg::On)]
+    pub cache: CacheArg,
     /// Write the explored events as a GraphViz DOT graph to OUT.
     #[arg(long, value_name = "OUT")]
     pub dot: Option<PathBuf>,
-    /// Refuse DOT renderings with more events than this.
+    /// Draw the occurrence-net view in `--dot`: conditions as circles between the events, as
+    /// Cunf and Mole draw prefixes (safe nets only).
+    #[arg(long, requires = "dot")]
+    pub dot_conditions: bool,
+    /// Refuse DOT renderings with more nodes than this.
     #[arg(long, value_name = "N", default_value_t = 2000)]
     pub dot_limit: usize,
     /// Run Event-DPOR instead (a `.tsys` program; same as `unfold edpor FILE`).
@@ -124,7 +144,12 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         };
         return crate::cli_edpor::run(&edpor_args, interrupt);
     }
-    let limits = args.limits.limits(interrupt);
+    let guard = Guard::start(
+        args.limits.limits(interrupt),
+        "udpor",
+        file,
+        Some(&args.output),
+    );
     let opts = UdporOptions {
         max_depth: args.max_depth,
         alt_k: args.alt,
@@ -138,6 +163,10 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             OrderArg::Erv => Order::Erv,
         }),
         record_states: false,
+        cache: match args.cache {
+            CacheArg::On => Cache::Bounded,
+            CacheArg::Off => Cache::Off,
+        },
     };
     let progress = Progress::spinner(args.output.quiet);
     let mut on_progress = |p: udpor::UdporProgress| {
@@ -149,18 +178,41 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         })
     };
     if is_program(file) {
+        if args.dot_conditions {
+            bail!(
+                "{}: --dot-conditions draws nets only (a program has no conditions)",
+                file.display()
+            );
+        }
+        guard.weigh_input(file);
         let bytes = unfold::formats::load(file)?;
         let program = unfold::formats::tsys::parse(&bytes, file)?;
+        drop(bytes);
+        guard.phase("building the system");
         let sys = ProgramSystem::new(&program).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+        guard.phase("exploring");
+        let limits = guard.limits();
         let outcome =
             udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, args.dot.is_some())
                 .map_err(|o| anyhow!("{}: {o}", file.display()))?;
         progress.finish();
-        return report(&sys, &program.name, &outcome, args, file, &limits);
+        guard.phase("writing the report");
+        return report(
+            &sys,
+            &program.name,
+            &outcome,
+            Vec::new(),
+            args,
+            file,
+            &limits,
+        );
     }
-    let (net, _) = read_net(file)?;
+    let (net, _) = read_net(file, &guard)?;
+    guard.phase("building the system");
     // Counters start narrow and are widened when a count does not fit, as in `reach`.
     let mut sys = NetSystem::new(&net);
+    guard.phase("exploring");
+    let limits = guard.limits();
     let outcome = loop {
         let r =
             udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, args.dot.is_some());
@@ -173,7 +225,13 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         }
     };
     progress.finish();
-    report(&sys, &net.name, &outcome, args, file, &limits)
+    guard.phase("writing the report");
+    let conditions = if args.dot_conditions {
+        net_conditions(&net, &outcome.events).map_err(|e| anyhow!("{}: {e}", file.display()))?
+    } else {
+        Vec::new()
+    };
+    report(&sys, &net.name, &outcome, conditions, args, file, &limits)
 }
 
 /// Whether `file` holds a `.tsys` program rather than a net (by extension, or by content that
@@ -182,13 +240,23 @@ fn is_program(file: &std::path::Path) -> bool {
     if file.extension().is_some_and(|e| e == "tsys") {
         return true;
     }
-    match std::fs::read(file) {
-        Ok(bytes) => {
-            unfold::formats::sniff(&bytes, file).is_none()
-                && std::str::from_utf8(&bytes).is_ok_and(|t| t.contains("thread"))
-        }
-        Err(_) => false,
+    // The head of the file is enough, and reading all of a huge net here would pass the
+    // memory limit before the input is weighed.
+    let mut head = Vec::new();
+    let read = std::fs::File::open(file)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 1 << 20), &mut head));
+    if read.is_err() {
+        return false;
     }
+    let text = match std::str::from_utf8(&head) {
+        Ok(t) => t,
+        // A character cut at the end of the head is fine; invalid UTF-8 before it is not text.
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&head[..e.valid_up_to()]).expect("valid up to there")
+        }
+        Err(_) => return false,
+    };
+    unfold::formats::sniff(&head, file).is_none() && text.contains("thread")
 }
 
 /// Prints the statistics of a DPOR run on `sys` (and its DOT picture), and maps the outcome.
@@ -196,6 +264,7 @@ fn report<S: System + ?Sized>(
     sys: &S,
     name: &str,
     outcome: &udpor::UdporOutcome,
+    conditions: Vec<ConditionNode>,
     args: &RunArgs,
     file: &std::path::Path,
     limits: &unfold::explore::limits::Limits,
@@ -239,6 +308,12 @@ fn report<S: System + ?Sized>(
     out.add("blocked", "blocked", stats.blocked);
     out.add("deadlocks", "deadlocks", stats.deadlocks);
     out.add("peak_u", "peak |U|", stats.peak_u);
+    out.add("peak_g", "peak |G|", stats.peak_g);
+    out.add("event_creations", "event creations", stats.event_creations);
+    out.add("cache_hits", "cache hits", stats.cache_hits);
+    out.add("cache_misses", "cache misses", stats.cache_misses);
+    out.add("cache_evictions", "cache evictions", stats.cache_evictions);
+    out.add_json("explorer_bytes", stats.peak_bytes);
     out.add(
         "max_configuration_size",
         "largest configuration",
@@ -312,6 +387,7 @@ fn report<S: System + ?Sized>(
                 })
                 .collect(),
             conflicts: outcome.conflicts.clone(),
+            conditions,
         };
         let mut text = Vec::new();
         write_event_graph(&graph, args.dot_limit, &mut text)
@@ -330,9 +406,16 @@ fn report<S: System + ?Sized>(
 
 /// Runs the brute-force oracle.
 pub fn check(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
-    let limits = args.limits.limits(interrupt);
-    let (net, _) = read_net(&args.file)?;
+    let guard = Guard::start(
+        args.limits.limits(interrupt),
+        "brute",
+        &args.file,
+        Some(&args.output),
+    );
+    let (net, _) = read_net(&args.file, &guard)?;
     let mut sys = NetSystem::new(&net);
+    guard.phase("enumerating runs");
+    let limits = guard.limits();
     let b = loop {
         match brute::enumerate(&sys, args.max_depth, &limits) {
             Ok(b) => break b,
@@ -342,6 +425,7 @@ pub fn check(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             },
         }
     };
+    guard.phase("writing the report");
     let complete = b.stopped.is_none();
     let mut out = Stats::new();
     common_head(&mut out, &args.file, "brute", complete);
@@ -349,6 +433,12 @@ pub fn check(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     out.add("maximal_configurations", "distinct traces", b.traces);
     out.add("events", "distinct events", b.events);
     out.add("deadlocks", "deadlocks", b.deadlocks);
+    out.add_json(
+        "stopped",
+        b.stopped.map_or(Value::Null, |s| {
+            serde_json::to_value(s).unwrap_or(Value::Null)
+        }),
+    );
     common_tail(&mut out, limits.elapsed().as_secs_f64());
     let extra: Vec<String> = b.stopped.map(describe_stop).into_iter().collect();
     emit(&out, &args.output, &extra)?;

@@ -5,6 +5,8 @@
 mod cli;
 mod cli_batch;
 mod cli_edpor;
+mod cli_guard;
+mod cli_mcc;
 mod cli_run;
 
 use std::process::ExitCode;

@@ -153,6 +153,17 @@ pub trait System {
     /// Whether `t` is enabled at `state`.
     fn is_enabled(&self, state: &[u64], t: Transition) -> bool;
 
+    /// A necessary condition for `t` to be enabled at `state` that looks only at resource
+    /// `r`'s part of the state: `is_enabled(state, t)` implies `enabled_on(state, t, r)` for
+    /// every `r`. Instances that override it promise that `r`'s part of a state is changed only
+    /// by transitions whose footprint touches `r` with `W` or `A`: the unfolding then prunes
+    /// candidate histories of `t` as soon as the events that last changed `r` are chosen,
+    /// instead of testing enabledness only once the whole history is known. The default
+    /// (always true) prunes nothing.
+    fn enabled_on(&self, _state: &[u64], _t: Transition, _r: Resource) -> bool {
+        true
+    }
+
     /// Fires `t` (which must be enabled) at `state`, writing the successor into `out`.
     fn fire(&self, state: &[u64], t: Transition, out: &mut [u64]) -> Result<(), Overflow>;
 

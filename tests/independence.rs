@@ -108,7 +108,13 @@ fn design_cases() {
     let sys = NetSystem::new(&net);
     assert!(sys.dependent(0, 1), "two consumers");
     assert!(sys.dependent(0, 2), "consumer and producer");
-    assert!(!sys.dependent(2, 3), "two producers");
     assert!(!sys.dependent(4, 5), "two readers");
     assert!(sys.dependent(2, 4), "producer and reader");
+    // Two producers commute on counters; with 1-bit counters (a safe net) they could never both
+    // fire after one marking, and are declared dependent to keep the unfolding's slots few.
+    assert_eq!(sys.bits(), 1);
+    assert!(sys.dependent(2, 3), "two producers, 1-bit counters");
+    let wide = NetSystem::with_bits(&net, 8);
+    assert!(!wide.dependent(2, 3), "two producers, 8-bit counters");
+    assert!(wide.dependent(0, 1) && wide.dependent(2, 4) && !wide.dependent(4, 5));
 }

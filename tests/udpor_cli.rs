@@ -274,3 +274,70 @@ fn programs_run_through_the_default_job() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("bad.tsys:2:"), "{err}");
 }
+
+/// `--dot-conditions` on acyclic safe nets without self-loops: the DPOR visits the whole
+/// unfolding, so its occurrence-net view must have the conditions and events of the complete
+/// prefix that `unfold prefix` builds (another code path); and GraphViz renders it cleanly.
+#[test]
+fn dot_conditions_match_the_prefix_on_acyclic_nets() {
+    let dir = tempfile::tempdir().unwrap();
+    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/gen_net.py");
+    for (family, n) in [("pairs", 3), ("conflict", 4), ("chain", 5)] {
+        let net = dir.path().join(format!("{family}-{n}.ll_net"));
+        let made = Std::new("python3")
+            .arg(&generator)
+            .args([family, &n.to_string(), "--format", "pep", "-o"])
+            .arg(&net)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let prefix = unfold()
+            .arg("prefix")
+            .arg(&net)
+            .args(["--json", "-", "-q", "--no-fail"])
+            .output()
+            .unwrap();
+        let prefix = json_of(&prefix.stdout);
+        let dot = dir.path().join(format!("{family}.dot"));
+        let run = unfold()
+            .arg(&net)
+            .args([
+                "--dot-conditions",
+                "--json",
+                "-",
+                "-q",
+                "--no-fail",
+                "--dot",
+            ])
+            .arg(&dot)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{run:?}");
+        let text = std::fs::read_to_string(&dot).unwrap();
+        let circles = text.matches("shape=circle").count() as u64;
+        let boxes = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("e") && l.contains("[label="))
+            .count() as u64;
+        assert_eq!(
+            circles,
+            prefix["conditions"].as_u64().unwrap(),
+            "{family} conditions"
+        );
+        assert_eq!(boxes, prefix["events"].as_u64().unwrap(), "{family} events");
+        let svg = Std::new("dot")
+            .args(["-Tsvg", "-o", "/dev/null"])
+            .arg(&dot)
+            .output()
+            .unwrap();
+        assert!(svg.status.success() && svg.stderr.is_empty(), "{svg:?}");
+    }
+    // Programs have no conditions.
+    let out = unfold()
+        .arg(nets_dir().join("programs/fig1.tsys"))
+        .args(["--dot-conditions", "--dot", "/dev/null"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("draws nets only"));
+}

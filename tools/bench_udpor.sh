@@ -3,8 +3,10 @@
 #   1. scalable families from tools/gen_net.py without cutoffs (pairs: 2^n maximal
 #      configurations of depth n; conflict: n configurations of depth 1): events/s, maximal
 #      configurations/s, bytes per event, and time per maximal configuration as n grows;
-#   2. shared nets with cutoffs, ERV and size orders: time, maximal configurations, events,
-#      cutoffs, peak memory.
+#   2. shared nets with cutoffs in the ERV and size orders, without cutoffs (stopped after
+#      10 s on cyclic nets), and with the cache of events off (`--cache off`: every event
+#      outside U dropped at each Remove): time, maximal configurations, events, creations,
+#      evictions, cutoffs, deadlocks, peak memory.
 # Figures are single runs of `unfold ... --json - -q --no-fail` (time_s includes parsing).
 #
 # Usage: tools/bench_udpor.sh   (needs python3 and ../shared/nets beside the checkout)
@@ -33,16 +35,19 @@ for spec in "pairs 10" "pairs 14" "pairs 16" "pairs 18" "conflict 1000" "conflic
 done
 
 echo
-echo "| net | order | complete | maximal configurations | events | cutoffs | deadlocks | time (s) | peak memory |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
+echo "| net | cutoffs | cache | complete | maximal configurations | events | creations | evictions | cutoffs | deadlocks | time (s) | peak memory |"
+echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for net in pnml/Philosophers-PT-000005.pnml pnml/Philosophers-PT-000010.pnml pnml/Peterson-PT-2.pnml \
     pnml/Dekker-PT-010.pnml pnml/TokenRing-PT-005.pnml pnml/Raft-PT-02.pnml pep/dijkstra_2.ll_net \
-    pep/elevator_3.ll_net pep/key_3.sync.ll_net pep/rw_1w2r.ll_net pep/furnace_3.ll_net; do
+    pep/elevator_2.ll_net pep/elevator_3.ll_net pep/key_2.ll_net pep/key_3.sync.ll_net pep/knuth_2.ll_net \
+    pep/rw_1w2r.ll_net pep/furnace_3.ll_net pep/byzagr4_2a.ll_net; do
     [ -f "$nets/$net" ] || continue
-    for order in erv size; do
-        read -r c mc ev cut dl t peak < <("$bin" "$nets/$net" --cutoffs --order "$order" --timeout 10s \
-            --json - -q --no-fail | json complete maximal_configurations events cutoffs deadlocks time_s peak_bytes)
-        awk -v net="$net" -v o="$order" -v c="$c" -v mc="$mc" -v ev="$ev" -v cut="$cut" -v dl="$dl" -v t="$t" -v p="$peak" 'BEGIN {
-            printf "| %s | %s | %s | %d | %d | %d | %d | %.3f | %.1f MiB |\n", net, o, c, mc, ev, cut, dl, t, p / 1048576 }'
+    for run in "erv on" "size on" "erv off" "none on"; do
+        set -- $run
+        if [ "$1" = none ]; then opts=(); else opts=(--cutoffs --order "$1"); fi
+        read -r c mc ev cr evi cut dl t peak < <("$bin" "$nets/$net" "${opts[@]}" --cache "$2" --timeout 10s \
+            --json - -q --no-fail | json complete maximal_configurations events event_creations cache_evictions cutoffs deadlocks time_s peak_bytes)
+        awk -v net="$net" -v o="$1" -v ca="$2" -v c="$c" -v mc="$mc" -v ev="$ev" -v cr="$cr" -v evi="$evi" -v cut="$cut" -v dl="$dl" -v t="$t" -v p="$peak" 'BEGIN {
+            printf "| %s | %s | %s | %s | %d | %d | %d | %d | %d | %d | %.3f | %.1f MiB |\n", net, o, ca, c, mc, ev, cr, evi, cut, dl, t, p / 1048576 }'
     done
 done

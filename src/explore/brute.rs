@@ -66,10 +66,89 @@ struct Search<'a, S: System + ?Sized> {
     deadlocks: FxHashSet<Vec<u64>>,
     run: Vec<Transition>,
     visits: u64,
+    /// Heap bytes of the traces, events and states recorded (the tables not included).
+    key_bytes: u64,
+    /// Bytes of the search stack (a state per step of the current run).
+    stack_bytes: u64,
+}
+
+/// Heap bytes of a Foata normal form (allocated capacity, a word of allocator overhead per
+/// block).
+fn foata_bytes(f: &Foata) -> u64 {
+    (f.capacity() * std::mem::size_of::<Vec<Transition>>()
+        + f.iter().map(|l| l.capacity() * 4 + 16).sum::<usize>()
+        + 16) as u64
+}
+
+/// Bytes of a hash set's table of `capacity` entries of `T` (one control byte each).
+fn table_bytes<T>(capacity: usize) -> u64 {
+    (capacity * (std::mem::size_of::<T>() + 1)) as u64
+}
+
+/// A state of the depth-first search with successors left to try.
+struct Frame {
+    state: Vec<u64>,
+    enabled: Vec<Transition>,
+    next: usize,
+    /// Whether a transition was pushed onto the run to get here (all but the root).
+    entered: bool,
 }
 
 impl<S: System + ?Sized> Search<'_, S> {
-    fn dfs(&mut self, state: &[u64]) -> Result<(), Overflow> {
+    /// Depth-first search from `initial`, on an explicit stack (runs as long as `max_len` do
+    /// not overflow the call stack).
+    fn search(&mut self, initial: &[u64]) -> Result<(), Overflow> {
+        let mut stack: Vec<Frame> = Vec::new();
+        let frame_bytes = |f: &Frame| {
+            (std::mem::size_of::<Frame>() + f.state.capacity() * 8 + f.enabled.capacity() * 4)
+                as u64
+        };
+        let mut pending = Some((initial.to_vec(), false));
+        loop {
+            if let Some((state, entered)) = pending.take() {
+                match self.visit(state, entered) {
+                    Some(frame) => {
+                        self.stack_bytes += frame_bytes(&frame);
+                        // Long runs hold a state per step: the stack counts too.
+                        if let Err(r) = self
+                            .limits
+                            .check_memory(self.held_bytes() + self.stack_bytes)
+                        {
+                            self.stats.stopped = Some(r);
+                        }
+                        stack.push(frame);
+                    }
+                    None if entered => {
+                        self.run.pop();
+                    }
+                    None => {}
+                }
+                if self.stats.stopped.is_some() {
+                    return Ok(());
+                }
+            }
+            let Some(top) = stack.last_mut() else {
+                return Ok(());
+            };
+            if top.next == top.enabled.len() {
+                if top.entered {
+                    self.run.pop();
+                }
+                self.stack_bytes -= frame_bytes(top);
+                stack.pop();
+                continue;
+            }
+            let t = top.enabled[top.next];
+            top.next += 1;
+            let mut next = vec![0u64; top.state.len()];
+            self.sys.fire(&top.state, t, &mut next)?;
+            self.run.push(t);
+            pending = Some((next, true));
+        }
+    }
+
+    /// Visits `state` (reached by `self.run`): records it when maximal, else returns its frame.
+    fn visit(&mut self, state: Vec<u64>, entered: bool) -> Option<Frame> {
         self.visits += 1;
         if self.visits.is_multiple_of(4096)
             && let Err(r) = self.limits.check_time()
@@ -77,35 +156,85 @@ impl<S: System + ?Sized> Search<'_, S> {
             self.stats.stopped = Some(r);
         }
         if self.stats.stopped.is_some() {
-            return Ok(());
+            return None;
         }
-        let mut en = Vec::new();
-        self.sys.enabled(state, &mut en);
-        if en.is_empty() {
+        let mut enabled = Vec::new();
+        self.sys.enabled(&state, &mut enabled);
+        if enabled.is_empty() {
             self.stats.runs += 1;
-            record(self.sys, &self.run, &mut self.traces, &mut self.events);
-            if !self.sys.is_terminal(state) {
-                self.deadlocks.insert(state.to_vec());
+            // The sets double when full: see that the larger tables fit before recording.
+            if let Err(r) = self.limits.check_memory(self.bytes_after_growth()) {
+                self.stats.stopped = Some(r);
+                return None;
             }
-            return Ok(());
+            match record(
+                self.sys,
+                &self.run,
+                &mut self.traces,
+                &mut self.events,
+                self.limits,
+            ) {
+                Ok(bytes) => self.key_bytes += bytes,
+                Err(r) => {
+                    self.stats.stopped = Some(r);
+                    return None;
+                }
+            }
+            if !self.sys.is_terminal(&state) && self.deadlocks.insert(state.clone()) {
+                self.key_bytes += (state.len() * 8 + 16) as u64;
+            }
+            return None;
         }
         if self.run.len() >= self.max_len {
             self.stats.stopped = Some(StopReason::DepthLimit);
-            return Ok(());
+            return None;
         }
-        let mut next = vec![0u64; state.len()];
-        for t in en {
-            self.sys.fire(state, t, &mut next)?;
-            self.run.push(t);
-            self.dfs(&next.clone())?;
-            self.run.pop();
-        }
-        Ok(())
+        Some(Frame {
+            state,
+            enabled,
+            next: 0,
+            entered,
+        })
     }
 }
 
-/// Enumerates every maximal run of `sys` up to `max_len` transitions (recursion depth is
-/// `max_len`: keep it small).
+impl<S: System + ?Sized> Search<'_, S> {
+    /// The bytes held by the recorded sets.
+    fn held_bytes(&self) -> u64 {
+        self.key_bytes
+            + table_bytes::<Foata>(self.traces.capacity())
+            + table_bytes::<(Transition, Foata)>(self.events.capacity())
+            + table_bytes::<Vec<u64>>(self.deadlocks.capacity())
+    }
+
+    /// The bytes held once the current run is recorded: a full set doubles its table on the
+    /// next insertion, and `record` builds a matrix of the causal pasts.
+    fn bytes_after_growth(&self) -> u64 {
+        fn table<T>(set: &FxHashSet<T>, extra: usize) -> u64 {
+            let cap = if set.len() + extra > set.capacity() {
+                (set.len() + extra).next_power_of_two() * 2
+            } else {
+                set.capacity()
+            };
+            table_bytes::<T>(cap)
+        }
+        // One run adds a trace, up to `run.len()` events and a state; each key about as large
+        // as the run's trace.
+        let n = self.run.len() as u64;
+        let run_bytes = (n + 2) * (n * 4 + 64);
+        // `record` also builds an n × n matrix of the causal pasts.
+        let past = n * (n + 24);
+        self.stack_bytes
+            + self.key_bytes
+            + run_bytes
+            + past
+            + table(&self.traces, 1)
+            + table(&self.events, self.run.len())
+            + table(&self.deadlocks, 1)
+    }
+}
+
+/// Enumerates every maximal run of `sys` up to `max_len` transitions.
 pub fn enumerate<S: System + ?Sized>(
     sys: &S,
     max_len: usize,
@@ -123,8 +252,10 @@ pub fn enumerate<S: System + ?Sized>(
         deadlocks: FxHashSet::default(),
         run: Vec::new(),
         visits: 0,
+        key_bytes: 0,
+        stack_bytes: 0,
     };
-    search.dfs(&initial)?;
+    search.search(&initial)?;
     let mut stats = search.stats;
     stats.traces = search.traces.len() as u64;
     stats.events = search.events.len() as u64;
@@ -132,14 +263,23 @@ pub fn enumerate<S: System + ?Sized>(
     Ok(stats)
 }
 
-/// Records the trace of a maximal run and the events along it.
+/// Records the trace of a maximal run and the events along it; returns the heap bytes of the
+/// new entries. Long runs take a while (cubic in their length): the limits are checked per
+/// event.
 fn record<S: System + ?Sized>(
     sys: &S,
     run: &[Transition],
     traces: &mut FxHashSet<Foata>,
     events: &mut FxHashSet<(Transition, Foata)>,
-) {
-    traces.insert(foata(sys, run, None));
+    limits: &Limits,
+) -> Result<u64, StopReason> {
+    limits.check_time()?;
+    let mut bytes = 0;
+    let trace = foata(sys, run, None);
+    let size = foata_bytes(&trace);
+    if traces.insert(trace) {
+        bytes += size;
+    }
     // past[i][j]: position j is in the causal past of position i.
     let n = run.len();
     let mut past = vec![vec![false; n]; n];
@@ -156,6 +296,12 @@ fn record<S: System + ?Sized>(
                 }
             }
         }
-        events.insert((run[i], foata(sys, run, Some(&past[i]))));
+        limits.check_time()?;
+        let event = foata(sys, run, Some(&past[i]));
+        let size = foata_bytes(&event);
+        if events.insert((run[i], event)) {
+            bytes += size;
+        }
     }
+    Ok(bytes)
 }

@@ -1,5 +1,11 @@
 //! Resource limits every explorer honours: a time budget, a memory budget and an interruption
 //! flag (set by SIGINT/SIGTERM handlers at the binary edge).
+//!
+//! Memory is guarded twice: explorers compare their own accounting of their data (plus the
+//! `baseline`, what the process held before they started) with the budget *before* a large
+//! structure grows, and a watch outside the explorer (the binary's guard thread) samples the
+//! resident memory and trips a flag that [`Limits::check_time`] reports, for what the
+//! accounting does not see.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,6 +43,12 @@ pub struct Limits {
     timeout: Option<Duration>,
     mem_limit: Option<u64>,
     interrupted: Arc<AtomicBool>,
+    /// Tripped by a resident-memory watch on another thread (shared by clones).
+    memory_tripped: Arc<AtomicBool>,
+    /// Set when a check told an explorer to stop (shared by clones): it is winding down.
+    stop_reported: Arc<AtomicBool>,
+    /// Bytes held before the exploration (the model, the binary), outside its own accounting.
+    baseline: u64,
 }
 
 impl Default for Limits {
@@ -53,6 +65,9 @@ impl Limits {
             timeout,
             mem_limit,
             interrupted: Arc::new(AtomicBool::new(false)),
+            memory_tripped: Arc::new(AtomicBool::new(false)),
+            stop_reported: Arc::new(AtomicBool::new(false)),
+            baseline: 0,
         }
     }
 
@@ -62,9 +77,49 @@ impl Limits {
         self
     }
 
+    /// The same limits with another memory budget.
+    pub fn with_mem_limit(mut self, bytes: Option<u64>) -> Self {
+        self.mem_limit = bytes;
+        self
+    }
+
+    /// Counts `bytes` (what the process already holds: the model, the system) against the
+    /// memory budget on top of every explorer's own accounting.
+    pub fn with_baseline(mut self, bytes: u64) -> Self {
+        self.baseline = bytes;
+        self
+    }
+
+    /// Reports the memory budget as exhausted from now on (for a resident-memory watch; clones
+    /// share the flag).
+    pub fn trip_memory(&self) {
+        self.memory_tripped.store(true, Ordering::Relaxed);
+    }
+
     /// The memory budget in bytes, if any.
     pub fn mem_limit(&self) -> Option<u64> {
         self.mem_limit
+    }
+
+    /// The time budget, if any.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// Whether the run was interrupted (SIGINT, SIGTERM).
+    pub fn interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::Relaxed)
+    }
+
+    /// Whether a check has told the explorer to stop: it is winding down (freeing a large
+    /// structure can take seconds) and will report.
+    pub fn stop_reported(&self) -> bool {
+        self.stop_reported.load(Ordering::Relaxed)
+    }
+
+    fn report(&self, reason: StopReason) -> Result<(), StopReason> {
+        self.stop_reported.store(true, Ordering::Relaxed);
+        Err(reason)
     }
 
     /// Time since the start.
@@ -72,22 +127,28 @@ impl Limits {
         self.start.elapsed()
     }
 
-    /// Whether time is up or the run was interrupted.
+    /// Whether time is up, the run was interrupted, or the memory watch tripped. Cheap (two
+    /// atomic loads and a clock read): explorers call it often.
     pub fn check_time(&self) -> Result<(), StopReason> {
         if self.interrupted.load(Ordering::Relaxed) {
-            return Err(StopReason::Interrupted);
+            return self.report(StopReason::Interrupted);
+        }
+        if self.memory_tripped.load(Ordering::Relaxed) {
+            return self.report(StopReason::MemoryLimit);
         }
         match self.timeout {
-            Some(t) if self.start.elapsed() >= t => Err(StopReason::Timeout),
+            Some(t) if self.start.elapsed() >= t => self.report(StopReason::Timeout),
             _ => Ok(()),
         }
     }
 
-    /// Whether holding `bytes` (the explorer's own accounting of its data structures) is
-    /// allowed.
+    /// Whether holding `bytes` (the explorer's own accounting of its data structures) on top
+    /// of the baseline is allowed.
     pub fn check_memory(&self, bytes: u64) -> Result<(), StopReason> {
         match self.mem_limit {
-            Some(limit) if bytes > limit => Err(StopReason::MemoryLimit),
+            Some(limit) if bytes.saturating_add(self.baseline) > limit => {
+                self.report(StopReason::MemoryLimit)
+            }
             _ => Ok(()),
         }
     }
@@ -105,16 +166,20 @@ pub fn peak_rss_bytes() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
-/// Current resident memory of this process in bytes (`VmRSS`), or 0 where unknown.
+/// Current resident memory of this process in bytes, or 0 where unknown. Reads
+/// `/proc/self/statm` (a few numbers, cheap enough to sample every few milliseconds).
 pub fn rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
+    let Ok(text) = std::fs::read_to_string("/proc/self/statm") else {
+        return 0;
+    };
+    let pages: u64 = text
+        .split_ascii_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    pages.saturating_mul(u64::try_from(page).unwrap_or(4096))
 }
 
 #[cfg(test)]
@@ -131,5 +196,22 @@ mod tests {
         let l = Limits::new(None, None).with_interrupt_flag(flag);
         assert_eq!(l.check_time(), Err(StopReason::Interrupted));
         assert!(peak_rss_bytes() > 0);
+        assert!(rss_bytes() > 0 && rss_bytes() <= peak_rss_bytes());
+    }
+
+    #[test]
+    fn baseline_and_memory_watch() {
+        let l = Limits::new(None, Some(100)).with_baseline(60);
+        assert_eq!(l.check_memory(40), Ok(()));
+        assert_eq!(l.check_memory(41), Err(StopReason::MemoryLimit));
+        assert_eq!(l.check_memory(u64::MAX), Err(StopReason::MemoryLimit));
+        assert!(l.stop_reported());
+        let l = Limits::new(None, Some(100));
+        let watched = l.clone();
+        assert_eq!(watched.check_time(), Ok(()));
+        assert!(!l.stop_reported());
+        l.trip_memory();
+        assert_eq!(watched.check_time(), Err(StopReason::MemoryLimit));
+        assert!(l.stop_reported());
     }
 }

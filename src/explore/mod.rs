@@ -4,6 +4,7 @@
 pub mod brute;
 pub mod brute_program;
 pub mod edpor;
+pub mod global;
 pub mod limits;
 pub mod prefix;
 pub mod reach;

@@ -12,9 +12,9 @@
 //!    event ⊥). A cutoff enters the prefix with its postset but is never extended.
 //! 3. Otherwise the new conditions `e•` get their concurrency sets: a condition `c ∈ e•` is
 //!    concurrent with the other conditions of `e•` and with every condition concurrent with all
-//!    of `•e` (the intersection of their sets, which excludes `•e` itself). The relation is kept
-//!    as one sorted list per condition, updated symmetrically (new ids are the largest, so
-//!    appending keeps the lists sorted). New possible extensions are exactly the co-sets that
+//!    of `•e` (the intersection of their sets, which excludes `•e` itself), its *base*. The
+//!    relation is kept as one base per event plus, per condition, the later events whose base
+//!    contains it ([`co::CoRelation`]). New possible extensions are exactly the co-sets that
 //!    contain some condition of `e•`; in a safe net such a co-set contains *every* condition of
 //!    `e•` whose place the transition consumes, so each pair `(t, X)` is found once.
 //!
@@ -34,6 +34,7 @@
 //! token, so the check fires before any wrong marking can matter.) Read arcs are unfolded as
 //! self-loops (consume and produce the place).
 
+pub mod co;
 pub mod deadlock;
 pub mod heap;
 pub mod order;
@@ -45,6 +46,7 @@ use rustc_hash::FxHashMap;
 
 use super::limits::{Limits, StopReason};
 use crate::model::net::{Net, PlaceIdx, TransIdx};
+use co::CoRelation;
 use heap::Heap;
 pub use order::Order;
 
@@ -285,18 +287,23 @@ struct Walk {
 }
 
 impl Walk {
-    /// Collects into `self.events` the events of the histories of `preset`'s producers.
-    fn history(&mut self, prefix: &Prefix, preset: &[u32]) {
-        if self.stamp.len() < prefix.events.len() {
-            self.stamp.resize(prefix.events.len().max(1024) * 2, 0);
+    /// Starts a walk over a prefix of `events` events: a fresh stamp, an empty stack.
+    fn begin(&mut self, events: usize) {
+        if self.stamp.len() < events {
+            self.stamp.resize(events.max(1024) * 2, 0);
         }
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.stamp.iter_mut().for_each(|s| *s = 0);
             self.epoch = 1;
         }
-        self.events.clear();
         self.stack.clear();
+    }
+
+    /// Collects into `self.events` the events of the histories of `preset`'s producers.
+    fn history(&mut self, prefix: &Prefix, preset: &[u32]) {
+        self.begin(prefix.events.len());
+        self.events.clear();
         for &c in preset {
             let p = prefix.conditions[c as usize].producer;
             if p != NONE && self.stamp[p as usize] != self.epoch {
@@ -355,14 +362,15 @@ struct Unfolder<'n> {
     words: usize,
     m0: Vec<u64>,
     prefix: Prefix,
-    co: Vec<Vec<u32>>,
-    co_entries: u64,
+    co: CoRelation,
     pes: Vec<Option<Pe>>,
     free_pes: Vec<u32>,
     seq: u32,
     heap: Heap,
     table: FxHashMap<Box<[u64]>, u32>,
     walk: Walk,
+    /// The transition of every event (dense, for history walks).
+    ev_trans: Vec<TransIdx>,
     // Scratch.
     tcount: Vec<u32>,
     ttouched: Vec<u32>,
@@ -463,14 +471,14 @@ impl<'n> Unfolder<'n> {
             words,
             m0,
             prefix: Prefix::default(),
-            co: Vec::new(),
-            co_entries: 0,
+            co: CoRelation::default(),
             pes: Vec::new(),
             free_pes: Vec::new(),
             seq: 0,
             heap: Heap::default(),
             table: FxHashMap::default(),
             walk: Walk::default(),
+            ev_trans: Vec::new(),
             tcount: vec![0; nt],
             ttouched: Vec::new(),
             t_stamp: vec![0; nt],
@@ -487,8 +495,7 @@ impl<'n> Unfolder<'n> {
         let pe_bytes: u64 = self.heap.len() as u64
             * (std::mem::size_of::<Pe>() as u64 + 8 * self.words as u64 + 32);
         self.prefix.bytes()
-            + self.co_entries * 4
-            + self.co.capacity() as u64 * 24
+            + self.co.bytes()
             + self.table.len() as u64 * (self.words as u64 * 8 + 32)
             + pe_bytes
             + self.heap.bytes()
@@ -533,10 +540,7 @@ impl<'n> Unfolder<'n> {
         let n0 = self.prefix.conditions.len() as u32;
         self.prefix.initial = n0;
         self.prefix.pred_start.push(0);
-        for c in 0..n0 {
-            self.co.push((0..n0).filter(|&d| d != c).collect());
-            self.co_entries += n0.saturating_sub(1) as u64;
-        }
+        self.co.add_initial(n0);
         self.table.insert(self.m0.clone().into_boxed_slice(), NONE);
         // Transitions without preset: enabled forever.
         for t in 0..self.trs.len() {
@@ -631,7 +635,6 @@ impl<'n> Unfolder<'n> {
     /// Builds the possible extension `(t, preset)`: size, depth, Parikh vector and marking of
     /// its local configuration.
     fn new_pe(&mut self, t: TransIdx, preset: Vec<u32>) -> Result<(), NotSafe> {
-        self.walk.history(&self.prefix, &preset);
         let mut depth = 0;
         for &c in &preset {
             let p = self.prefix.conditions[c as usize].producer;
@@ -639,7 +642,6 @@ impl<'n> Unfolder<'n> {
                 depth = depth.max(self.prefix.events[p as usize].depth);
             }
         }
-        let size = self.walk.events.len() as u32 + 1;
         if self.trs[t as usize].multi_out {
             let producers: Vec<u32> = preset
                 .iter()
@@ -652,34 +654,21 @@ impl<'n> Unfolder<'n> {
                 .map_or(0, |a| a.0);
             return Err(self.not_safe(p, &producers, Some(t)));
         }
-        // Parikh vector and marking (by parity, see `Tr::delta`).
+        let size = self.count_history(&preset, t);
+        // The marking by parity (see `Tr::delta`): only transitions occurring an odd number of
+        // times change it, so it costs the Parikh vector's length, not the history's.
         let mut marking = self.m0.clone();
-        self.ttouched.clear();
-        {
-            let tcount = &mut self.tcount[..];
-            let ttouched = &mut self.ttouched;
-            let mut account = |t: TransIdx| {
-                let n = &mut tcount[t as usize];
-                if *n == 0 {
-                    ttouched.push(t);
-                }
-                *n += 1;
-                for &(w, mask) in &self.trs[t as usize].delta {
-                    marking[w as usize] ^= mask;
-                }
-            };
-            for &e in &self.walk.events {
-                account(self.prefix.events[e as usize].transition);
-            }
-            account(t);
-        }
         self.ttouched.sort_unstable();
         let parikh: Box<[(u32, u32)]> = self
             .ttouched
             .iter()
             .map(|&t| {
-                let n = self.tcount[t as usize];
-                self.tcount[t as usize] = 0;
+                let n = std::mem::take(&mut self.tcount[t as usize]);
+                if n % 2 == 1 {
+                    for &(w, mask) in &self.trs[t as usize].delta {
+                        marking[w as usize] ^= mask;
+                    }
+                }
                 (t, n)
             })
             .collect();
@@ -695,6 +684,50 @@ impl<'n> Unfolder<'n> {
             seq,
         });
         Ok(())
+    }
+
+    /// Walks the local configuration of the extension `(t, preset)` once, counting its
+    /// transitions into `tcount` (the ones seen listed in `ttouched`); returns its size.
+    fn count_history(&mut self, preset: &[u32], t: TransIdx) -> u32 {
+        let Unfolder {
+            prefix,
+            walk,
+            ev_trans,
+            tcount,
+            ttouched,
+            ..
+        } = self;
+        walk.begin(prefix.events.len());
+        ttouched.clear();
+        let epoch = walk.epoch;
+        let (stamp, stack) = (&mut walk.stamp[..], &mut walk.stack);
+        for &c in preset {
+            let p = prefix.conditions[c as usize].producer;
+            if p != NONE && stamp[p as usize] != epoch {
+                stamp[p as usize] = epoch;
+                stack.push(p);
+            }
+        }
+        let mut size = 1;
+        let mut count = |t: TransIdx| {
+            let n = &mut tcount[t as usize];
+            if *n == 0 {
+                ttouched.push(t);
+            }
+            *n += 1;
+        };
+        count(t);
+        while let Some(e) = stack.pop() {
+            size += 1;
+            count(ev_trans[e as usize]);
+            for &p in prefix.causes(e) {
+                if stamp[p as usize] != epoch {
+                    stamp[p as usize] = epoch;
+                    stack.push(p);
+                }
+            }
+        }
+        size
     }
 
     /// Turns a possible extension into an event, decides whether it is a cutoff, and extends.
@@ -731,6 +764,7 @@ impl<'n> Unfolder<'n> {
             });
         }
         let post_len = tr.post.len() as u32;
+        self.ev_trans.push(pe.t);
         self.prefix.events.push(Event {
             transition: pe.t,
             cutoff,
@@ -744,7 +778,7 @@ impl<'n> Unfolder<'n> {
         });
         let new = post_start..post_start + post_len;
         // base = the conditions concurrent with all of •e.
-        let base = self.intersect_co(&pe.preset);
+        let base = self.co.intersect(&self.prefix, &pe.preset);
         self.epoch += 1;
         let epoch = self.epoch;
         for &(p, _) in &self.trs[pe.t as usize].post {
@@ -758,62 +792,11 @@ impl<'n> Unfolder<'n> {
             let producer = self.prefix.conditions[d as usize].producer;
             return Err(self.not_safe(place, &[e, producer], None));
         }
+        self.co.add_event(&self.prefix, e, &base);
         if cutoff {
-            for _ in new {
-                self.co.push(Vec::new());
-            }
             return Ok(());
         }
-        for c in new.clone() {
-            let mut list = Vec::with_capacity(base.len() + new.len() - 1);
-            list.extend_from_slice(&base);
-            list.extend(new.clone().filter(|&d| d != c));
-            self.co_entries += list.len() as u64;
-            self.co.push(list);
-        }
-        for &d in &base {
-            self.co[d as usize].extend(new.clone());
-        }
-        self.co_entries += base.len() as u64 * new.len() as u64;
         self.extend(new, &base)
-    }
-
-    /// The sorted intersection of the concurrency lists of `preset`.
-    fn intersect_co(&self, preset: &[u32]) -> Vec<u32> {
-        let Some(&first) = preset.iter().min_by_key(|&&c| self.co[c as usize].len()) else {
-            // Empty preset: concurrent with everything, which is never needed (no arcs).
-            return Vec::new();
-        };
-        let mut base = self.co[first as usize].clone();
-        for &c in preset {
-            if c == first || base.is_empty() {
-                continue;
-            }
-            let other = &self.co[c as usize];
-            let mut j = 0;
-            base.retain(|&x| {
-                // Galloping search: `other` is often much longer than `base`.
-                let rest = &other[j..];
-                let (mut lo, mut step) = (0, 1);
-                while lo + step <= rest.len() && rest[lo + step - 1] < x {
-                    lo += step;
-                    step *= 2;
-                }
-                let hi = (lo + step).min(rest.len());
-                j += lo + rest[lo..hi].partition_point(|&y| y < x);
-                j < other.len() && other[j] == x
-            });
-        }
-        base
-    }
-
-    fn is_co(&self, a: u32, b: u32) -> bool {
-        let (la, lb) = (&self.co[a as usize], &self.co[b as usize]);
-        if la.len() <= lb.len() {
-            la.binary_search(&b).is_ok()
-        } else {
-            lb.binary_search(&a).is_ok()
-        }
     }
 
     /// Finds the possible extensions whose preset contains a condition of `new` (all pairwise
@@ -910,7 +893,7 @@ impl<'n> Unfolder<'n> {
             return;
         }
         for &d in &self.buckets[rem[i]] {
-            if chosen.iter().all(|&x| self.is_co(x, d)) {
+            if chosen.iter().all(|&x| self.co.is_co(&self.prefix, x, d)) {
                 chosen.push(d);
                 self.choose(t, rem, fixed, chosen, found);
                 chosen.pop();
@@ -961,6 +944,99 @@ mod tests {
         assert_eq!(r.prefix.cutoffs(), 1);
         assert_eq!(r.prefix.conditions.len(), 5);
         assert_eq!(r.deadlock, Some(DeadlockAnswer::Free));
+    }
+
+    /// A random safe net: `k` state machines with one token each; every transition moves one or
+    /// two of them (`(component, from, to)` triples, states taken modulo 3).
+    fn machines(k: usize, moves: &[Vec<(usize, usize, usize)>]) -> Net {
+        let mut b = NetBuilder::new("machines");
+        let places: Vec<Vec<_>> = (0..k)
+            .map(|i| {
+                (0..3)
+                    .map(|s| {
+                        b.add_place(format!("p{i}_{s}"), None, u32::from(s == 0))
+                            .unwrap()
+                    })
+                    .collect()
+            })
+            .collect();
+        for (n, mv) in moves.iter().enumerate() {
+            let t = b.add_transition(format!("t{n}"), None).unwrap();
+            let mut used = Vec::new();
+            for &(i, from, to) in mv {
+                let i = i % k;
+                if used.contains(&i) {
+                    continue;
+                }
+                used.push(i);
+                b.add_arc(places[i][from % 3], t, ArcKind::Input, 1)
+                    .unwrap();
+                b.add_arc(places[i][to % 3], t, ArcKind::Output, 1).unwrap();
+            }
+        }
+        b.finish()
+    }
+
+    /// Whether two conditions are concurrent, from the definition: neither causes the other
+    /// and the union of their producers' histories is conflict-free.
+    fn co_by_definition(prefix: &Prefix, a: u32, b: u32) -> bool {
+        if a == b {
+            return false;
+        }
+        let producers = [
+            prefix.conditions[a as usize].producer,
+            prefix.conditions[b as usize].producer,
+        ];
+        let config = prefix.history(&producers);
+        let mut consumed = rustc_hash::FxHashSet::default();
+        for &e in &config {
+            for &c in prefix.preset(e) {
+                if !consumed.insert(c) {
+                    return false;
+                }
+            }
+        }
+        !consumed.contains(&a) && !consumed.contains(&b)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// The concurrency relation kept during the construction equals the definition on every
+        /// pair of conditions of non-cutoff events, and enumerates in increasing order.
+        #[test]
+        fn concurrency_relation_matches_definition(
+            k in 2usize..5,
+            moves in proptest::collection::vec(
+                proptest::collection::vec((0usize..4, 0usize..3, 0usize..3), 1..3),
+                1..9,
+            ),
+        ) {
+            let net = machines(k, &moves);
+            let mut u = Unfolder::new(&net, Order::Mole);
+            let limits = Limits::new(Some(std::time::Duration::from_secs(5)), None);
+            proptest::prop_assume!(u.run(&limits, &mut |_| {}).unwrap().is_none());
+            let prefix = &u.prefix;
+            let live: Vec<u32> = (0..prefix.conditions.len() as u32)
+                .filter(|&c| {
+                    let p = prefix.conditions[c as usize].producer;
+                    p == NONE || !prefix.events[p as usize].cutoff
+                })
+                .collect();
+            for &a in &live {
+                let mut listed = Vec::new();
+                u.co.for_each_co(prefix, a, |x| listed.push(x));
+                let want: Vec<u32> =
+                    live.iter().copied().filter(|&b| co_by_definition(prefix, a, b)).collect();
+                proptest::prop_assert_eq!(&listed, &want, "co({})", a);
+                for &b in &live {
+                    proptest::prop_assert_eq!(
+                        u.co.is_co(prefix, a, b),
+                        want.contains(&b),
+                        "is_co({}, {})", a, b
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -241,6 +241,11 @@ impl StateSpace {
         self.insert_hashed(state, hash_words(state), parent)
     }
 
+    /// The id of `state`, if it was reached.
+    pub fn lookup(&self, state: &[u64]) -> Option<StateId> {
+        self.find(state, hash_words(state)).ok()
+    }
+
     /// The firing sequence of the BFS tree from the initial state to `id` (a shortest run).
     pub fn path_to(&self, mut id: StateId) -> Vec<Transition> {
         let mut path = Vec::new();
@@ -280,8 +285,12 @@ pub struct ReachProgress {
     pub bytes: u64,
 }
 
-/// How often (in expanded states) limits are checked and progress reported.
-const CHECK_EVERY: u64 = 4096;
+/// How often limits are checked and progress reported: after this much work, counting one per
+/// expanded state and one per firing (a state of a wide net may enable many transitions).
+const CHECK_EVERY: u64 = 16384;
+
+/// The most bytes of successor states held at once while expanding a state.
+const SUCCESSOR_BATCH_BYTES: usize = 1 << 20;
 
 /// Breadth-first exploration of every reachable state of `sys`.
 ///
@@ -309,13 +318,15 @@ pub fn explore<S: System>(
     let mut first_deadlock = None;
     let mut stopped = None;
     let mut expanded: u64 = 0;
+    let (mut work, mut next_check) = (0u64, 0u64);
     // The successors of the state being expanded: transitions, states, hashes.
     let mut enabled: Vec<Transition> = Vec::new();
     let mut succ: Vec<u64> = Vec::new();
     let mut hashes: Vec<u64> = Vec::new();
 
     while (expanded as usize) < space.len() {
-        if expanded.is_multiple_of(CHECK_EVERY) {
+        if work >= next_check {
+            next_check = work + CHECK_EVERY;
             progress(ReachProgress {
                 states: space.len() as u64,
                 expanded,
@@ -330,6 +341,7 @@ pub fn explore<S: System>(
         current.copy_from_slice(space.state(id));
         enabled.clear();
         sys.enabled(&current, &mut enabled);
+        work += 1 + enabled.len() as u64;
         if enabled.is_empty() && !sys.is_terminal(&current) {
             deadlocks += 1;
             first_deadlock.get_or_insert(id);
@@ -337,48 +349,63 @@ pub fn explore<S: System>(
             continue;
         }
         outcome_edges += enabled.len() as u64;
-        // Fire everything first and prefetch the slots, then look the successors up in order.
-        succ.resize(enabled.len() * words, 0);
-        hashes.clear();
-        for (k, &t) in enabled.iter().enumerate() {
-            let next = &mut succ[k * words..(k + 1) * words];
-            sys.fire(&current, t, next)?;
-            // A firing that leaves the state unchanged leads back to `id`: no lookup.
-            let h = if same(next, &current) {
-                0
-            } else {
-                hash_words(next)
-            };
-            space.prefetch_slot(h);
-            hashes.push(h);
-        }
-        for (k, &t) in enabled.iter().enumerate() {
-            let next = &succ[k * words..(k + 1) * words];
-            if same(next, &current) {
-                continue;
-            }
-            // Check the budget before any container may grow past it.
-            if limits
-                .check_memory(space.bytes() + space.growth_bytes())
-                .is_err()
+        // Successors go in batches of bounded size: a state of a wide net may enable so many
+        // transitions that all its successors at once would not fit, nor finish soon.
+        let batch = (SUCCESSOR_BATCH_BYTES / (words * 8)).max(1);
+        for (b, chunk) in enabled.chunks(batch).enumerate() {
+            if b > 0
+                && let Err(reason) = limits.check_time()
             {
-                stopped = Some(StopReason::MemoryLimit);
+                stopped = Some(reason);
                 break;
             }
-            if space.len() == StateId::MAX as usize {
-                stopped = Some(StopReason::MemoryLimit);
-                break;
+            // Fire the batch first and prefetch the slots, then look the successors up in
+            // order.
+            succ.resize(chunk.len() * words, 0);
+            hashes.clear();
+            for (k, &t) in chunk.iter().enumerate() {
+                let next = &mut succ[k * words..(k + 1) * words];
+                sys.fire(&current, t, next)?;
+                // A firing that leaves the state unchanged leads back to `id`: no lookup.
+                let h = if same(next, &current) {
+                    0
+                } else {
+                    hash_words(next)
+                };
+                space.prefetch_slot(h);
+                hashes.push(h);
             }
-            let (sid, new) = space.insert_hashed(
-                next,
-                hashes[k],
-                Parent {
-                    state: id,
-                    transition: t,
-                },
-            );
-            if new {
-                on_new_state(sid, next);
+            for (k, &t) in chunk.iter().enumerate() {
+                let next = &succ[k * words..(k + 1) * words];
+                if same(next, &current) {
+                    continue;
+                }
+                // Check the budget before any container may grow past it.
+                if limits
+                    .check_memory(space.bytes() + space.growth_bytes() + succ.capacity() as u64 * 8)
+                    .is_err()
+                {
+                    stopped = Some(StopReason::MemoryLimit);
+                    break;
+                }
+                if space.len() == StateId::MAX as usize {
+                    stopped = Some(StopReason::MemoryLimit);
+                    break;
+                }
+                let (sid, new) = space.insert_hashed(
+                    next,
+                    hashes[k],
+                    Parent {
+                        state: id,
+                        transition: t,
+                    },
+                );
+                if new {
+                    on_new_state(sid, next);
+                }
+            }
+            if stopped.is_some() {
+                break;
             }
         }
         if stopped.is_some() {

@@ -32,15 +32,17 @@
 //! at the price of memory. The memory-bounded garbage set (moving what `Q` does not need out of
 //! `U`, evicting it least recently used first) is not built yet.
 //!
-//! Known cost: the enumeration of new extensions tries every consistent choice of positions on
-//! the slot chains of `C` and checks enabledness only at the end, which is exponential in the
-//! number of slots of a transition on some nets; the limits are checked inside it.
+//! The enumeration of new extensions keeps the choice of positions on the slot chains of `C`
+//! consistent as it goes, and tests the transition's guard on a resource as soon as the slot
+//! that fixes the resource's value is chosen; candidate histories are still exponential in the
+//! worst case, and the limits are checked inside the enumeration.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::limits::{Limits, StopReason};
-use crate::system::{Overflow, System, Transition};
+use crate::system::{Access, Overflow, Resource, System, Transition};
 use crate::unfolding::event::{BOTTOM, ConeEntry, EventId, EventStore};
+use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{ConfigKey, Order};
 use crate::unfolding::slots::Slot;
 
@@ -68,6 +70,19 @@ pub struct UdporOptions {
     pub cutoffs: Option<Order>,
     /// Collect the state of every visited configuration (for coverage checks).
     pub record_states: bool,
+    /// What happens to the events `Remove` takes out of `U`.
+    pub cache: Cache,
+}
+
+/// The fate of the events `Remove` takes out of `U` (the garbage set `G`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cache {
+    /// They stay in memory as a cache while the memory limit allows; past three quarters of
+    /// it, the least recently used are evicted first.
+    Bounded,
+    /// They are dropped at every `Remove` (`G` stays empty; Alg. 1 with the smallest memory,
+    /// every event outside `U` rebuilt when needed again).
+    Off,
 }
 
 impl Default for UdporOptions {
@@ -78,6 +93,7 @@ impl Default for UdporOptions {
             pick: Pick::First,
             cutoffs: None,
             record_states: false,
+            cache: Cache::Bounded,
         }
     }
 }
@@ -97,7 +113,9 @@ pub struct UdporStats {
     pub deadlock_witness: Option<Vec<Transition>>,
     /// Configurations cut by `max_depth`.
     pub depth_cut: u64,
-    /// The largest number of events held in `U`.
+    /// The largest `|U|`, the events `Remove` must keep (`Q(C, D, U)` with the extensions of
+    /// the configurations on the stack; sampled every 8192 steps, at the 2^k-th maximal
+    /// configurations and at every eviction).
     pub peak_u: u64,
     /// The deepest configuration explored.
     pub max_configuration_size: u64,
@@ -117,6 +135,20 @@ pub struct UdporStats {
     pub deadlock_states: Option<FxHashSet<Vec<u64>>>,
     /// Why the run stopped early, if it did.
     pub stopped: Option<StopReason>,
+    /// Events built, rebuilds after eviction included (`events` counts each once).
+    pub event_creations: u64,
+    /// Extensions found again in memory (in `U` or the cache `G`) instead of being built.
+    pub cache_hits: u64,
+    /// Extensions rebuilt because the cache had evicted them.
+    pub cache_misses: u64,
+    /// Events evicted from the cache.
+    pub cache_evictions: u64,
+    /// The largest `|G|` seen (sampled every 8192 steps, at the 2^k-th maximal
+    /// configurations and at every eviction).
+    pub peak_g: u64,
+    /// The largest number of bytes held by the event store, the event log and the state
+    /// table together (their allocated capacity).
+    pub peak_bytes: u64,
 }
 
 impl UdporStats {
@@ -151,12 +183,30 @@ struct Frame {
     e: EventId,
 }
 
+/// The state of the search for the histories of one transition through a new event.
+struct HistorySearch<'a> {
+    t: Transition,
+    /// The slots of `t`.
+    slots: &'a [Slot],
+    /// The open slots (indexes into `slots`), in the order they are chosen.
+    order: &'a [usize],
+    /// Guards of `t` decided by one slot: (index into `slots`, resource).
+    guards: &'a [(usize, Resource)],
+    /// The last event of the history on every slot (chosen or fixed).
+    xs: Vec<ConeEntry>,
+    /// Per level of the search, the floor depth of every slot (`slots.len()` per level).
+    floors: Vec<u32>,
+}
+
 struct Explorer<'s, S: System + ?Sized> {
     sys: &'s S,
     opts: UdporOptions,
     store: EventStore,
     /// Transitions sharing a slot with each transition (itself included).
     dependents: Vec<Vec<Transition>>,
+    /// Per transition, the resources it tests whose changers all lie in one of its slots,
+    /// with that slot (index into the transition's slots).
+    guards: Vec<Vec<(usize, Resource)>>,
     /// The configuration `C`, in the order its events were added.
     c: Vec<EventId>,
     in_c: Vec<bool>,
@@ -172,10 +222,25 @@ struct Explorer<'s, S: System + ?Sized> {
     cutoff: Vec<bool>,
     /// The least local configuration (in the adequate order) reaching each state seen.
     least: FxHashMap<Vec<u64>, (ConfigKey, EventId)>,
-    /// For each cutoff, the event it was cut against (⊥ for the initial state).
-    corresponding: FxHashMap<EventId, EventId>,
-    /// Events of the first deadlocking configurations (for pictures).
-    deadlock_events: FxHashSet<EventId>,
+    /// For each cutoff, the event it was cut against (⊥ for the initial state), by log id.
+    corresponding: FxHashMap<LogId, LogId>,
+    /// Events of the first deadlocking configurations (for pictures), by log id.
+    deadlock_events: FxHashSet<LogId>,
+    /// Every distinct event built, with its cutoff verdict.
+    log: EventLog,
+    /// The log id of every stored event (by store id).
+    log_id: Vec<LogId>,
+    /// When each stored event was last used (by store id), for least-recently-used eviction.
+    last_use: Vec<u64>,
+    clock: u64,
+    /// The store's size when memory was last measured.
+    measured_at: u64,
+    /// Bytes held by the state table `least`.
+    least_bytes: u64,
+    /// Whether immediate conflicts are recorded for pictures (also of evicted events).
+    record_conflicts: bool,
+    /// Immediate conflicts of evicted events (log ids, smaller first).
+    evicted_conflicts: FxHashSet<(LogId, LogId)>,
     /// `state(C')` for every prefix (flattened, `words` per level).
     states: Vec<u64>,
     words: usize,
@@ -235,10 +300,12 @@ pub fn explore_with_events<S: System + ?Sized>(
 ) -> Result<UdporOutcome, Overflow> {
     let mut x = Explorer::new(sys, opts.clone());
     x.limits = limits.clone();
+    x.record_conflicts = with_events;
     x.run(limits, progress)?;
-    x.stats.events = x.store.len() as u64 - 1;
-    x.stats.peak_u = x.stats.events;
+    x.sample_u_and_g(&[]);
+    x.stats.events = x.log.len() as u64 - 1;
     x.stats.store_bytes = x.store.bytes();
+    x.stats.peak_bytes = x.stats.peak_bytes.max(x.accounted_bytes());
     if opts.record_states {
         x.stats.deadlock_states = Some(std::mem::take(&mut x.deadlock_states));
     }
@@ -277,6 +344,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 v
             })
             .collect();
+        let guards = Self::single_slot_guards(sys, slots, &members);
         let words = sys.state_words();
         let top = store.cone(BOTTOM).to_vec();
         let states = store.state(BOTTOM).to_vec();
@@ -289,6 +357,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             opts,
             store,
             dependents,
+            guards,
             c: Vec::new(),
             in_c: vec![false],
             top,
@@ -300,6 +369,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             least: FxHashMap::default(),
             corresponding: FxHashMap::default(),
             deadlock_events: FxHashSet::default(),
+            log: EventLog::new(),
+            log_id: vec![0],
+            last_use: vec![0],
+            clock: 0,
+            measured_at: 0,
+            least_bytes: 0,
+            record_conflicts: false,
+            evicted_conflicts: FxHashSet::default(),
             states,
             words,
             d: Vec::new(),
@@ -310,6 +387,43 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             deadlock_states: FxHashSet::default(),
             stats: UdporStats::default(),
         }
+    }
+
+    /// For every transition `t` and resource `r` that `t` tests, the slot of `t` (if any) that
+    /// holds every transition changing `r`: the last event of a history on that slot fixes
+    /// `r`'s value after the history.
+    fn single_slot_guards(
+        sys: &S,
+        slots: &crate::unfolding::slots::SlotMap,
+        members: &FxHashMap<Slot, Vec<Transition>>,
+    ) -> Vec<Vec<(usize, Resource)>> {
+        let n = sys.transition_count();
+        let mut changers: FxHashMap<Resource, Vec<Transition>> = FxHashMap::default();
+        for t in 0..n as Transition {
+            for touch in sys.footprint(t) {
+                if touch.access.contains(Access::WRITE) || touch.access.contains(Access::ADD) {
+                    changers.entry(touch.resource).or_default().push(t);
+                }
+            }
+        }
+        (0..n as Transition)
+            .map(|t| {
+                let mine = slots.of(t);
+                sys.footprint(t)
+                    .iter()
+                    .filter(|touch| touch.access.contains(Access::READ))
+                    .filter_map(|touch| {
+                        let ch = changers.get(&touch.resource).map_or(&[][..], |v| &v[..]);
+                        mine.iter()
+                            .position(|s| {
+                                let m = &members[s];
+                                ch.iter().all(|c| m.binary_search(c).is_ok())
+                            })
+                            .map(|i| (i, touch.resource))
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     fn flag(v: &mut Vec<bool>, e: EventId) -> &mut bool {
@@ -344,8 +458,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     ) -> Result<(), Overflow> {
         if let Some(order) = self.opts.cutoffs {
             let key = ConfigKey::of(&self.store, BOTTOM, order);
+            self.least_bytes += key.heap_bytes() + (self.words * 8 + 96) as u64;
             self.least
-                .insert(self.store.state(BOTTOM).to_vec(), (key, BOTTOM));
+                .insert(self.store.state(BOTTOM).to_vec(), (key, 0));
         }
         if self.opts.record_states {
             self.stats.visited_states = Some(FxHashSet::default());
@@ -354,6 +469,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut initial = Vec::new();
         let mut scratch = vec![0u64; self.words];
         for t in 0..self.sys.transition_count() as Transition {
+            // A wide net has many initial events, each as large as its number of slots.
+            if t % 64 == 63 {
+                let held = self.accounted_bytes();
+                if let Err(r) = limits.check_time().and_then(|_| limits.check_memory(held)) {
+                    self.stats.stopped = Some(r);
+                    return Ok(());
+                }
+            }
             if self.sys.is_enabled(self.store.state(BOTTOM), t) {
                 self.sys.fire(self.store.state(BOTTOM), t, &mut scratch)?;
                 let xs = vec![
@@ -367,7 +490,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     Some(e) => e,
                     None => {
                         let e = self.store.insert(t, &[BOTTOM], &xs, 0, &scratch);
-                        self.classify(e);
+                        self.built(e);
                         e
                     }
                 };
@@ -385,22 +508,35 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             e: BOTTOM,
         }];
         let mut steps: u64 = 0;
-        while let Some(frame) = frames.last_mut() {
+        while !frames.is_empty() {
             steps += 1;
+            // Memory is measured every 256 steps, and whenever the store grew by a 64th of
+            // the limit since the last measure.
+            if let Some(limit) = limits.mem_limit()
+                && (steps.is_multiple_of(256) || self.store.bytes() > self.measured_at + limit / 64)
+            {
+                self.measured_at = self.store.bytes();
+                self.stats.peak_bytes = self.stats.peak_bytes.max(self.accounted_bytes());
+                if !self.make_room(limit, &frames) {
+                    self.stats.stopped = Some(StopReason::MemoryLimit);
+                    return Ok(());
+                }
+            }
             if steps.is_multiple_of(1024) {
                 progress(UdporProgress {
                     maximal_configurations: self.stats.maximal_configurations,
-                    events: self.store.len() as u64 - 1,
+                    events: self.log.len() as u64 - 1,
                     depth: self.c.len(),
                 });
-                if let Err(r) = limits
-                    .check_time()
-                    .and_then(|_| limits.check_memory(self.store.bytes()))
-                {
+                if steps.is_multiple_of(8192) {
+                    self.sample_u_and_g(&frames);
+                }
+                if let Err(r) = limits.check_time() {
                     self.stats.stopped = Some(r);
                     return Ok(());
                 }
             }
+            let frame = frames.last_mut().expect("the stack is not empty");
             match frame.stage {
                 Stage::Start => {
                     let level = self.c.len();
@@ -411,6 +547,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     }
                     if self.en[level].is_empty() {
                         self.record_maximal();
+                        // U is largest at the leaves: sample there too, at the 1st, 2nd,
+                        // 4th, 8th... maximal configuration (a sample costs O(|C ∪ D|)).
+                        if self.stats.maximal_configurations.is_power_of_two() {
+                            self.sample_u_and_g(&frames);
+                        }
                         frames.pop();
                         continue;
                     }
@@ -474,6 +615,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     debug_assert_eq!(popped, Some(e));
                     *Self::flag(&mut self.in_d, e) = false;
                     frames.pop();
+                    if self.opts.cache == Cache::Off {
+                        // Remove(e, C, D): everything outside U leaves memory.
+                        self.sample_u_and_g(&frames);
+                        self.evict(&frames, usize::MAX);
+                    }
                 }
             }
         }
@@ -505,7 +651,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         if self.sys.is_deadlock(state) && self.deadlock_states.insert(state.to_vec()) {
             self.stats.deadlocks += 1;
             if self.deadlock_events.len() < 256 {
-                self.deadlock_events.extend(self.c.iter().copied());
+                let lids: Vec<LogId> = self.c.iter().map(|&e| self.log_id[e as usize]).collect();
+                self.deadlock_events.extend(lids);
             }
             if self.stats.deadlock_witness.is_none() {
                 self.stats.deadlock_witness =
@@ -525,6 +672,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             &mut next,
         )?;
         self.states.extend_from_slice(&next);
+        self.touch(e);
         self.c.push(e);
         *Self::flag(&mut self.in_c, e) = true;
         self.undo_marks.push(self.undo.len());
@@ -593,7 +741,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// `H` is determined by its last event `x_s` on every slot `s` of `t`: `x_s = e` on the
     /// slots `t` shares with `e`; elsewhere `x_s` runs down the chain of `C` on `s`, not below
     /// `[e]`'s last event there. A tuple is a history iff no `[x_i]` reaches past `x_j` on slot
-    /// `j` — inside `C` every slot is a chain, so that is a comparison of depths.
+    /// `j` — inside `C` every slot is a chain, so that is a comparison of depths. The slots are
+    /// chosen one at a time and consistency is kept as they are: each choice raises the floors
+    /// of the slots still open and must stay within the ones already chosen. A slot that holds
+    /// every event changing a resource `t` tests fixes that resource's value in `state(H)`, so
+    /// `t`'s guard on it is checked as soon as the slot is chosen (see
+    /// [`System::enabled_on`]).
     fn extensions_through(
         &mut self,
         t: Transition,
@@ -603,55 +756,69 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let slots: Vec<Slot> = self.store.slots().of(t).to_vec();
         let e_slots = self.store.event_slots(e);
         let e_cone = self.store.cone(e);
-        let mut xs: Vec<ConeEntry> = Vec::with_capacity(slots.len());
-        let mut free: Vec<usize> = Vec::new();
-        let mut floor: Vec<u32> = Vec::with_capacity(slots.len());
+        let k = slots.len();
+        let mut xs: Vec<ConeEntry> = Vec::with_capacity(k);
+        let mut fixed = vec![false; k];
+        let mut floors: Vec<u32> = Vec::with_capacity(k * (k + 1));
         for (i, &s) in slots.iter().enumerate() {
-            floor.push(e_cone[s as usize].depth);
+            floors.push(e_cone[s as usize].depth);
             if e_slots.binary_search(&s).is_ok() {
                 xs.push(e_cone[s as usize]);
+                fixed[i] = true;
             } else {
                 xs.push(self.top[s as usize]);
-                free.push(i);
             }
         }
-        self.enumerate(t, &slots, &free, 0, &mut xs, &floor, out)
+        // Guards decided by a slot shared with e are decided now, by state([e]).
+        let guards = std::mem::take(&mut self.guards[t as usize]);
+        let decided_no = guards
+            .iter()
+            .any(|&(i, r)| fixed[i] && !self.sys.enabled_on(self.store.state(e), t, r));
+        // Open slots with guards first: they prune the most.
+        let mut order: Vec<usize> = (0..k).filter(|&i| !fixed[i]).collect();
+        order.sort_by_key(|&i| !guards.iter().any(|&(j, _)| j == i));
+        floors.resize(k * (order.len() + 1), 0);
+        let result = if decided_no {
+            Ok(())
+        } else {
+            let mut search = HistorySearch {
+                t,
+                slots: &slots,
+                order: &order,
+                guards: &guards,
+                xs,
+                floors,
+            };
+            self.enumerate(&mut search, 0, out)
+        };
+        self.guards[t as usize] = guards;
+        result
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Chooses the `f`-th open slot of `search.order` (and the ones after it), then makes the
+    /// event.
     fn enumerate(
         &mut self,
-        t: Transition,
-        slots: &[Slot],
-        free: &[usize],
+        search: &mut HistorySearch<'_>,
         f: usize,
-        xs: &mut Vec<ConeEntry>,
-        floor: &[u32],
         out: &mut Vec<EventId>,
     ) -> Result<(), Overflow> {
         if self.stats.stopped.is_some() {
             return Ok(());
         }
-        if f == free.len() {
-            // Consistency: the last event of [x_i] on slot j is at most x_j.
-            for x in xs.iter() {
-                let cone = self.store.cone(x.event);
-                for (j, &s) in slots.iter().enumerate() {
-                    if cone[s as usize].depth > xs[j].depth {
-                        return Ok(());
-                    }
-                }
-            }
-            if let Some(ev) = self.make_event(t, xs)? {
+        if f == search.order.len() {
+            if let Some(ev) = self.make_event(search.t, &search.xs)? {
                 out.push(ev);
             }
             return Ok(());
         }
-        let i = free[f];
-        let s = slots[i];
+        let k = search.slots.len();
+        let i = search.order[f];
+        let s = search.slots[i];
+        let floor = search.floors[f * k + i];
         let mut cand = self.top[s as usize];
         loop {
-            if cand.depth < floor[i] {
+            if cand.depth < floor {
                 break;
             }
             self.tried += 1;
@@ -661,8 +828,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 self.stats.stopped = Some(r);
                 return Ok(());
             }
-            xs[i] = cand;
-            self.enumerate(t, slots, free, f + 1, xs, floor, out)?;
+            if self.admissible(search, f, cand) {
+                search.xs[i] = cand;
+                // Floors of the slots still open, raised by [cand].
+                let cone = self.store.cone(cand.event);
+                let (done, next) = search.floors.split_at_mut((f + 1) * k);
+                let current = &done[f * k..];
+                for (j, &sj) in search.slots.iter().enumerate() {
+                    next[j] = current[j].max(cone[sj as usize].depth);
+                }
+                self.enumerate(search, f + 1, out)?;
+            }
             if cand.depth == 0 {
                 break;
             }
@@ -672,6 +848,23 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             };
         }
         Ok(())
+    }
+
+    /// Whether `cand` may be the last event of the history on the `f`-th open slot: `[cand]`
+    /// stays within the choices made so far, and `t`'s guards decided by this slot hold.
+    fn admissible(&self, search: &HistorySearch<'_>, f: usize, cand: ConeEntry) -> bool {
+        let cone = self.store.cone(cand.event);
+        let chosen_ok = search.order[..f]
+            .iter()
+            .all(|&j| cone[search.slots[j] as usize].depth <= search.xs[j].depth);
+        let i = search.order[f];
+        chosen_ok
+            && search.guards.iter().all(|&(j, r)| {
+                j != i
+                    || self
+                        .sys
+                        .enabled_on(self.store.state(cand.event), search.t, r)
+            })
     }
 
     /// The event `<t, ⋃[x_s]>` if `t` is enabled after that history (found or created).
@@ -684,6 +877,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             preds.retain(|&p| !all.iter().any(|&q| q != p && self.store.leq(p, q)));
         }
         if let Some(ev) = self.store.find(t, &preds) {
+            self.stats.cache_hits += 1;
+            self.touch(ev);
             return Ok(Some(ev));
         }
         let mut h = vec![0u64; self.words];
@@ -694,33 +889,203 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut after = vec![0u64; self.words];
         self.sys.fire(&h, t, &mut after)?;
         let e = self.store.insert(t, &preds, xs, size, &after);
-        self.classify(e);
+        self.built(e);
         Ok(Some(e))
+    }
+
+    /// Registers the event `e` just inserted into the store: its log id, and its cutoff
+    /// verdict (decided when the event is first built, and kept for its rebuilds, so that the
+    /// cache never changes what the exploration sees).
+    fn built(&mut self, e: EventId) {
+        let i = e as usize;
+        if self.log_id.len() <= i {
+            self.log_id.resize(i + 1, 0);
+            self.last_use.resize(i + 1, 0);
+            self.cutoff.resize(i + 1, false);
+        }
+        let preds: Vec<LogId> = {
+            let mut v: Vec<LogId> = self
+                .store
+                .preds(e)
+                .iter()
+                .map(|&p| self.log_id[p as usize])
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let (lid, new) = self.log.intern(self.store.label(e), &preds);
+        self.log_id[i] = lid;
+        self.stats.event_creations += 1;
+        self.cutoff[i] = false;
+        if new {
+            self.classify(e);
+            self.log.set_cutoff(lid, self.cutoff[i]);
+        } else {
+            self.stats.cache_misses += 1;
+            self.cutoff[i] = self.log.is_cutoff(lid);
+        }
+        self.touch(e);
+    }
+
+    /// Marks `e` as just used.
+    fn touch(&mut self, e: EventId) {
+        self.clock += 1;
+        self.last_use[e as usize] = self.clock;
+    }
+
+    /// Bytes held by the event store, the log and the state table.
+    fn accounted_bytes(&self) -> u64 {
+        self.store.bytes() + self.log.bytes() + self.least_bytes
+    }
+
+    /// The events `Remove` must keep in `U` now, as flags by store id: `C`, `D`, the events in
+    /// immediate conflict with an event of `C ∪ D` (`Q(C, D, U)` of the paper), and what this
+    /// implementation keeps besides: the other siblings of the events of `C ∪ D` on their
+    /// slots, the extensions of every configuration on the stack (`en` is kept incrementally,
+    /// per level) and the events of pending alternatives; all closed under causality.
+    fn pinned(&self, frames: &[Frame]) -> Vec<bool> {
+        let mut keep = vec![false; self.store.id_bound()];
+        let mut stack: Vec<EventId> = Vec::new();
+        stack.extend(self.c.iter().chain(&self.d).copied());
+        for list in self.en.iter().chain(&self.en_cutoffs) {
+            stack.extend_from_slice(list);
+        }
+        for f in frames {
+            stack.extend_from_slice(&f.a);
+        }
+        // The events in immediate conflict with y are among its siblings on its slots; all
+        // of them are kept (a superset, cheaper than testing each for immediate conflict).
+        for &y in self.c.iter().chain(&self.d) {
+            for &s in self.store.event_slots(y) {
+                let parent = self.store.parent_on(y, s);
+                stack.extend_from_slice(self.store.children_on(parent, s));
+            }
+        }
+        keep[BOTTOM as usize] = true;
+        while let Some(x) = stack.pop() {
+            if !keep[x as usize] {
+                keep[x as usize] = true;
+                stack.extend_from_slice(self.store.preds(x));
+            }
+        }
+        keep
+    }
+
+    /// Samples `|U|` and `|G|` for their peaks.
+    fn sample_u_and_g(&mut self, frames: &[Frame]) {
+        let keep = self.pinned(frames);
+        let u = keep.iter().filter(|&&k| k).count() as u64 - 1;
+        self.stats.peak_u = self.stats.peak_u.max(u);
+        self.stats.peak_g = self
+            .stats
+            .peak_g
+            .max(self.store.live() as u64 - u.min(self.store.live() as u64));
+    }
+
+    /// Keeps the process under `limit` bytes of resident memory (measured, `VmRSS`): past
+    /// three quarters of it, when few ids are free for reuse, evicts a quarter of the store
+    /// from the cache `G`, least recently used first, so that later events are built in the
+    /// room of evicted ones instead of growing the store. Returns false when the process holds
+    /// more than the limit, or nearly so with nothing left to evict (`U` and the state table
+    /// alone fill it).
+    fn make_room(&mut self, limit: u64, frames: &[Frame]) -> bool {
+        let rss = super::limits::rss_bytes();
+        if rss <= limit / 4 * 3 {
+            return true;
+        }
+        if self.store.free_ids() < self.store.live() / 16 + 64 {
+            self.sample_u_and_g(frames);
+            let freed = self.evict(frames, (self.store.live() / 4).max(64));
+            if freed == 0 && rss > limit / 20 * 19 {
+                return false;
+            }
+        }
+        rss <= limit
+    }
+
+    /// Evicts up to `target` events of `G` (everything outside `U`), least recently used
+    /// first; only leaves can go, and removing one may make its predecessors leaves.
+    /// Returns how many went.
+    fn evict(&mut self, frames: &[Frame], target: usize) -> usize {
+        use std::cmp::Reverse;
+        let keep = self.pinned(frames);
+        let mut heap: std::collections::BinaryHeap<Reverse<(u64, EventId)>> =
+            (1..self.store.id_bound() as EventId)
+                .filter(|&e| !keep[e as usize] && self.store.is_live(e) && self.store.is_leaf(e))
+                .map(|e| Reverse((self.last_use[e as usize], e)))
+                .collect();
+        let mut queued: Vec<bool> = vec![false; self.store.id_bound()];
+        for r in &heap {
+            queued[r.0.1 as usize] = true;
+        }
+        let mut freed = 0;
+        while freed < target {
+            let Some(Reverse((_, e))) = heap.pop() else {
+                break;
+            };
+            let mut next: Vec<EventId> = self.store.preds(e).to_vec();
+            next.extend(
+                self.store
+                    .event_slots(e)
+                    .iter()
+                    .map(|&s| self.store.parent_on(e, s)),
+            );
+            if self.record_conflicts {
+                self.record_conflicts_of(e);
+            }
+            self.store.remove(e);
+            self.stats.cache_evictions += 1;
+            freed += 1;
+            for p in next {
+                if p != BOTTOM
+                    && !keep[p as usize]
+                    && !queued[p as usize]
+                    && self.store.is_live(p)
+                    && self.store.is_leaf(p)
+                {
+                    queued[p as usize] = true;
+                    heap.push(Reverse((self.last_use[p as usize], p)));
+                }
+            }
+        }
+        freed
+    }
+
+    /// Keeps the immediate conflicts of `e`, about to be evicted, for pictures.
+    fn record_conflicts_of(&mut self, e: EventId) {
+        for &s in self.store.event_slots(e) {
+            let parent = self.store.parent_on(e, s);
+            for &c in self.store.children_on(parent, s) {
+                if c != e && self.store.immediate_conflict(e, c) {
+                    let (a, b) = (self.log_id[e as usize], self.log_id[c as usize]);
+                    self.evicted_conflicts.insert((a.min(b), a.max(b)));
+                }
+            }
+        }
     }
 
     /// Decides whether the new event `e` is a cutoff: an event seen earlier reaches the same
     /// state with a smaller local configuration. Otherwise `e` may become the new reference
     /// for its state.
     fn classify(&mut self, e: EventId) {
-        if self.cutoff.len() <= e as usize {
-            self.cutoff.resize(e as usize + 1, false);
-        }
         let Some(order) = self.opts.cutoffs else {
             return;
         };
+        let lid = self.log_id[e as usize];
         let size = self.store.size(e);
         let state = self.store.state(e);
         let verdict = match self.least.get_mut(state) {
             None => {
                 let key = ConfigKey::of(&self.store, e, order);
-                self.least.insert(state.to_vec(), (key, e));
+                self.least_bytes += key.heap_bytes() + (self.words * 8 + 96) as u64;
+                self.least.insert(state.to_vec(), (key, lid));
                 None
             }
             Some((best, id)) if best.size < size => Some(*id),
             Some((best, id)) if best.size > size || order == Order::Size => {
                 if best.size > size {
                     *best = ConfigKey::of(&self.store, e, order);
-                    *id = e;
+                    *id = lid;
                 }
                 None
             }
@@ -730,7 +1095,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     std::cmp::Ordering::Less => Some(*id),
                     std::cmp::Ordering::Greater => {
                         *best = key;
-                        *id = e;
+                        *id = lid;
                         None
                     }
                     std::cmp::Ordering::Equal => None,
@@ -739,7 +1104,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         };
         let is_cutoff = verdict.is_some();
         if let Some(reference) = verdict {
-            self.corresponding.insert(e, reference);
+            self.corresponding.insert(lid, reference);
         }
         if is_cutoff {
             self.cutoff[e as usize] = true;
@@ -759,32 +1124,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             let skip = unjustified.len().saturating_sub(k);
             unjustified.drain(..skip);
         }
-        let mut spikes: Vec<Vec<EventId>> = Vec::with_capacity(unjustified.len());
-        for &d in &unjustified {
-            let mut spike = Vec::new();
-            for &s in self.store.event_slots(d) {
-                let parent = self.store.parent_on(d, s);
-                for &c in self.store.children_on(parent, s) {
-                    if c != d
-                        && !self.cutoff[c as usize]
-                        && !Self::is_in(&self.in_d, c)
-                        && !spike.contains(&c)
-                        && self.store.immediate_conflict(d, c)
-                        && !self.store.conflicts_with_cone(c, &self.top)
-                    {
-                        spike.push(c);
-                    }
-                }
-            }
-            if spike.is_empty() {
-                return None;
-            }
-            spikes.push(spike);
-        }
-        // Fewest choices first: failures show up early.
-        spikes.sort_by_key(|s| s.len());
-        let mut picks = Vec::with_capacity(spikes.len());
-        if !self.comb(&spikes, &mut picks) {
+        let mut picks = Vec::new();
+        if !self.comb(&unjustified, &mut picks) {
             return None;
         }
         // J \ C: the local configurations of the picks, outside C.
@@ -801,52 +1142,85 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         Some(a)
     }
 
-    /// Every event with its causality, cutoff and conflict information.
+    /// Every event built (from the log, so evicted ones too) with its causality, cutoff and
+    /// conflict information.
     fn explored_events(&self) -> (Vec<ExploredEvent>, Vec<(EventId, EventId)>) {
-        let mut events = Vec::with_capacity(self.store.len() - 1);
-        let mut conflicts = Vec::new();
-        let mut seen = FxHashSet::default();
-        for e in 1..self.store.len() as EventId {
-            events.push(ExploredEvent {
-                label: self.store.label(e),
+        let events = (1..self.log.len() as LogId)
+            .map(|e| ExploredEvent {
+                label: self.log.label(e),
                 preds: self
-                    .store
+                    .log
                     .preds(e)
                     .iter()
                     .copied()
-                    .filter(|&p| p != BOTTOM)
+                    .filter(|&p| p != 0)
                     .collect(),
-                cutoff: self.cutoff[e as usize],
-                corresponding: self.corresponding.get(&e).copied().filter(|&c| c != BOTTOM),
+                cutoff: self.log.is_cutoff(e),
+                corresponding: self.corresponding.get(&e).copied().filter(|&c| c != 0),
                 in_deadlock: self.deadlock_events.contains(&e),
-            });
-            // Immediate conflicts are siblings on a shared slot.
+            })
+            .collect();
+        // Immediate conflicts are siblings on a shared slot.
+        let mut conflicts = self.evicted_conflicts.clone();
+        for e in 1..self.store.id_bound() as EventId {
+            if !self.store.is_live(e) {
+                continue;
+            }
             for &s in self.store.event_slots(e) {
                 let parent = self.store.parent_on(e, s);
                 for &c in self.store.children_on(parent, s) {
-                    if c > e && seen.insert((e, c)) && self.store.immediate_conflict(e, c) {
-                        conflicts.push((e, c));
+                    if c != e && self.store.immediate_conflict(e, c) {
+                        let (a, b) = (self.log_id[e as usize], self.log_id[c as usize]);
+                        conflicts.insert((a.min(b), a.max(b)));
                     }
                 }
             }
         }
+        let mut conflicts: Vec<(EventId, EventId)> = conflicts.into_iter().collect();
+        conflicts.sort_unstable();
         (events, conflicts)
     }
 
-    /// Depth-first search for one pick per spike, pairwise conflict-free.
-    fn comb(&self, spikes: &[Vec<EventId>], picks: &mut Vec<EventId>) -> bool {
-        let i = picks.len();
-        if i == spikes.len() {
-            return true;
-        }
-        for &c in &spikes[i] {
-            if picks.iter().all(|&p| p == c || !self.store.conflict(p, c)) {
-                picks.push(c);
-                if self.comb(spikes, picks) {
-                    return true;
+    /// The spike of `d`: the events of `U` in immediate conflict with `d`, outside `D`, not
+    /// cutoffs, and compatible with `C` and with the picks made so far.
+    fn spike(&self, d: EventId, picks: &[EventId]) -> Vec<EventId> {
+        let mut spike = Vec::new();
+        for &s in self.store.event_slots(d) {
+            let parent = self.store.parent_on(d, s);
+            for &c in self.store.children_on(parent, s) {
+                if c != d
+                    && !self.cutoff[c as usize]
+                    && !Self::is_in(&self.in_d, c)
+                    && !spike.contains(&c)
+                    && self.store.immediate_conflict(d, c)
+                    && !self.store.conflicts_with_cone(c, &self.top)
+                    && picks.iter().all(|&p| !self.store.conflict(p, c))
+                {
+                    spike.push(c);
                 }
-                picks.pop();
             }
+        }
+        spike
+    }
+
+    /// Depth-first search for one pick per unjustified event, the picks pairwise
+    /// conflict-free. An event already in immediate conflict with a pick needs no pick of its
+    /// own (another pick would only add constraints), and spikes are built only for the events
+    /// that need one: with `n` events of `D` in conflict with one another this makes an
+    /// alternative cost `O(n)` instead of `O(n²)`.
+    fn comb(&self, unjustified: &[EventId], picks: &mut Vec<EventId>) -> bool {
+        let Some((&d, rest)) = unjustified.split_first() else {
+            return true;
+        };
+        if picks.iter().any(|&p| self.store.immediate_conflict(d, p)) {
+            return self.comb(rest, picks);
+        }
+        for c in self.spike(d, picks) {
+            picks.push(c);
+            if self.comb(rest, picks) {
+                return true;
+            }
+            picks.pop();
         }
         false
     }

@@ -50,6 +50,11 @@ use crate::model::program::{
 /// The largest loop bound (loop counters are 16-bit fields of the packed state).
 pub const MAX_BOUND: u32 = 1000;
 
+/// The deepest nesting of statements and of expressions (parentheses, unary operators, and
+/// the operators of one chain such as `a + b + c`): the parser and the later passes recurse
+/// over the syntax tree, and a deeper program would overflow the stack.
+pub const MAX_NESTING: usize = 256;
+
 /// Parses a `.tsys` program; it is named after the file stem.
 pub fn parse(bytes: &[u8], file: &Path) -> Result<Program, ReadError> {
     let err = |offset: usize, message: String| {
@@ -63,7 +68,11 @@ pub fn parse(bytes: &[u8], file: &Path) -> Result<Program, ReadError> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut lexer = Lexer { src: text, pos: 0 };
+    let mut lexer = Lexer {
+        src: text,
+        pos: 0,
+        depth: 0,
+    };
     let raw = lexer.file().map_err(|f| err(f.offset, f.message))?;
     let mut program = resolve(text, raw).map_err(|f| err(f.offset, f.message))?;
     program.name = name;
@@ -191,11 +200,34 @@ fn ident_token(input: &str) -> NomRes<'_, &str> {
 struct Lexer<'a> {
     src: &'a str,
     pos: usize,
+    /// Current nesting of statements and expressions (see [`MAX_NESTING`]).
+    depth: usize,
 }
 
 impl<'a> Lexer<'a> {
     fn rest(&self) -> &'a str {
         &self.src[self.pos..]
+    }
+
+    /// One level deeper (a statement, a parenthesis, an operator); refused past
+    /// [`MAX_NESTING`].
+    fn enter(&mut self, at: usize) -> Res<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return fail(
+                at,
+                format!(
+                    "nested too deep: more than {MAX_NESTING} levels of statements or \
+                     expressions (an operator chain such as `a + b + c` counts one level per \
+                     operator)"
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self, levels: usize) {
+        self.depth -= levels;
     }
 
     /// Skips white space and comments; returns the offset of the next token.
@@ -389,6 +421,13 @@ impl<'a> Lexer<'a> {
 
     fn stmt(&mut self) -> Res<RStmt> {
         let at = self.ws();
+        self.enter(at)?;
+        let stmt = self.stmt_inner(at);
+        self.leave(1);
+        stmt
+    }
+
+    fn stmt_inner(&mut self, at: usize) -> Res<RStmt> {
         let mut end = None;
         let kind = if self.keyword("if") {
             let c = self.paren_expr()?;
@@ -506,9 +545,14 @@ impl<'a> Lexer<'a> {
             return self.unary();
         }
         let mut lhs = self.binary(level + 1)?;
+        // Each operator of a chain nests the tree one level deeper (it is left-deep).
+        let mut chain = 0;
         'more: loop {
             for &(p, op) in LEVELS[level] {
+                let at = self.ws();
                 if self.eat(p) {
+                    self.enter(at)?;
+                    chain += 1;
                     let rhs = self.binary(level + 1)?;
                     lhs = RExpr::Bin(op, Box::new(lhs), Box::new(rhs));
                     // Comparisons do not chain (`a < b < c` is refused).
@@ -520,6 +564,7 @@ impl<'a> Lexer<'a> {
             }
             break;
         }
+        self.leave(chain);
         Ok(lhs)
     }
 
@@ -528,18 +573,22 @@ impl<'a> Lexer<'a> {
             let found = self.next_desc();
             return fail(self.pos, format!("expected an expression, found {found}"));
         }
-        if self.eat("!") {
-            return Ok(RExpr::Un(UnOp::Not, Box::new(self.unary()?)));
-        }
-        if self.eat("-") {
-            return Ok(RExpr::Un(UnOp::Neg, Box::new(self.unary()?)));
-        }
-        if self.eat("(") {
-            let e = self.expr()?;
-            self.expect(")")?;
-            return Ok(e);
-        }
         let at = self.ws();
+        for (p, op) in [("!", Some(UnOp::Not)), ("-", Some(UnOp::Neg)), ("(", None)] {
+            if self.eat(p) {
+                self.enter(at)?;
+                let e = match op {
+                    Some(op) => RExpr::Un(op, Box::new(self.unary()?)),
+                    None => {
+                        let e = self.expr()?;
+                        self.expect(")")?;
+                        e
+                    }
+                };
+                self.leave(1);
+                return Ok(e);
+            }
+        }
         if let Some(d) = self.lex(digit1) {
             return d.parse().map(RExpr::Int).map_err(|_| Fail {
                 offset: at,

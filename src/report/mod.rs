@@ -2,6 +2,8 @@
 
 pub mod dot;
 pub mod interleaving;
+pub mod mcc;
+pub mod mci;
 pub mod occurrence_dot;
 pub mod progress;
 pub mod stats;

@@ -11,9 +11,15 @@
 //!   slot the two cones name events on different branches of that slot's tree.
 //! - Each event keeps `state([e])`, computed from the state of its largest predecessor by
 //!   firing the few events of the history outside that predecessor's local configuration.
+//! - Events can be removed again, leaves first (an event none of whose causal successors is
+//!   stored): that is how the exploration's memory-bounded cache gives memory back. A removed
+//!   event's id and storage are reused by later insertions, so the arrays stop growing once
+//!   removals keep up with insertions.
 
 use hashbrown::HashTable;
+use rustc_hash::FxHashMap;
 
+use super::identity_hash as key_hash;
 use super::slots::{Slot, SlotMap};
 use crate::system::{Overflow, System, Transition};
 
@@ -25,6 +31,9 @@ pub const BOTTOM: EventId = 0;
 
 /// The label of ⊥.
 const NO_LABEL: Transition = Transition::MAX;
+
+/// The label of a removed event's id, until it is reused.
+const FREE_LABEL: Transition = Transition::MAX - 1;
 
 /// One entry of a cone: the last event on a slot and its depth in that slot's tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,19 +77,22 @@ pub struct EventStore {
     cones: Vec<ConeEntry>,
     states: Vec<u64>,
     table: HashTable<EventId>,
+    /// Ids of removed events, for reuse.
+    free_ids: Vec<EventId>,
+    /// Freed runs of `preds`, by length.
+    free_preds: FxHashMap<u32, Vec<u32>>,
+    /// Freed runs of `nodes` (and `children`), by length.
+    free_nodes: FxHashMap<u32, Vec<u32>>,
+    /// Events stored, ⊥ excluded.
+    live: usize,
+    /// Bytes held by the `children` lists, kept up to date so that `bytes` is O(1).
+    children_bytes: usize,
+    /// Scratch cone for insertions.
+    cone_scratch: Vec<ConeEntry>,
     // Scratch space for history walks.
     stamp: Vec<u32>,
     epoch: u32,
     scratch: Vec<EventId>,
-}
-
-fn key_hash(label: Transition, preds: &[EventId]) -> u64 {
-    let mut h = 0x243F_6A88_85A3_08D3u64 ^ label as u64;
-    for &p in preds {
-        h = (h ^ p as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h ^= h >> 29;
-    }
-    h
 }
 
 impl EventStore {
@@ -120,6 +132,12 @@ impl EventStore {
             ],
             states,
             table: HashTable::new(),
+            free_ids: Vec::new(),
+            free_preds: FxHashMap::default(),
+            free_nodes: FxHashMap::default(),
+            live: 0,
+            children_bytes: 0,
+            cone_scratch: Vec::new(),
             stamp: vec![0],
             epoch: 0,
             scratch: Vec::new(),
@@ -132,14 +150,71 @@ impl EventStore {
         &self.slots
     }
 
-    /// Number of events, ⊥ included.
-    pub fn len(&self) -> usize {
+    /// One past the largest id in use (⊥ included): every event id is below it.
+    pub fn id_bound(&self) -> usize {
         self.events.len()
     }
 
-    /// Whether only ⊥ exists.
+    /// Number of events stored, ⊥ excluded.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Whether only ⊥ is stored.
     pub fn is_empty(&self) -> bool {
-        self.events.len() == 1
+        self.live == 0
+    }
+
+    /// Whether `e` names a stored event (⊥ included).
+    pub fn is_live(&self, e: EventId) -> bool {
+        self.events
+            .get(e as usize)
+            .is_some_and(|d| d.label != FREE_LABEL)
+    }
+
+    /// Ids freed by removals and not reused yet.
+    pub fn free_ids(&self) -> usize {
+        self.free_ids.len()
+    }
+
+    /// Whether no stored event has `e` in its history (so `e` may be removed).
+    pub fn is_leaf(&self, e: EventId) -> bool {
+        let d = &self.events[e as usize];
+        let k = self.slots.of(d.label).len();
+        self.children[d.node_start as usize..d.node_start as usize + k]
+            .iter()
+            .all(Vec::is_empty)
+    }
+
+    /// Removes the leaf `e` (not ⊥): its id and storage will be reused.
+    pub fn remove(&mut self, e: EventId) {
+        debug_assert!(e != BOTTOM && self.is_live(e) && self.is_leaf(e));
+        let d = self.events[e as usize];
+        let k = self.slots.of(d.label).len();
+        for i in 0..k {
+            let s = self.slots.of(d.label)[i];
+            let parent = self.nodes[d.node_start as usize + i].parent;
+            let pidx = self.node_index(parent, s);
+            let list = &mut self.children[pidx];
+            if let Some(pos) = list.iter().position(|&c| c == e) {
+                list.remove(pos);
+            }
+        }
+        let h = key_hash(d.label, self.preds(e));
+        if let Ok(entry) = self.table.find_entry(h, |&x| x == e) {
+            entry.remove();
+        }
+        self.free_preds
+            .entry(d.preds_len)
+            .or_default()
+            .push(d.preds_start);
+        self.free_nodes
+            .entry(k as u32)
+            .or_default()
+            .push(d.node_start);
+        self.events[e as usize].label = FREE_LABEL;
+        self.free_ids.push(e);
+        self.live -= 1;
     }
 
     /// The label of a (non-⊥) event.
@@ -416,26 +491,44 @@ impl EventStore {
         state: &[u64],
     ) -> EventId {
         debug_assert!(self.find(t, preds).is_none());
-        let id = self.events.len() as EventId;
         let n = self.slots.count();
+        let reused = self.free_ids.pop();
+        let id = reused.unwrap_or(self.events.len() as EventId);
         // Cone: the deepest entry of the predecessors' cones on every slot, then e itself on
         // its own slots.
-        let start = self.cones.len();
-        self.cones
-            .extend_from_within(preds[0] as usize * n..preds[0] as usize * n + n);
+        let mut cone = std::mem::take(&mut self.cone_scratch);
+        cone.clear();
+        cone.extend_from_slice(self.cone(preds[0]));
         for &p in &preds[1..] {
-            for s in 0..n {
-                let c = self.cones[p as usize * n + s];
-                if c.depth > self.cones[start + s].depth {
-                    self.cones[start + s] = c;
+            for (s, c) in self.cone(p).iter().enumerate() {
+                if c.depth > cone[s].depth {
+                    cone[s] = *c;
                 }
             }
         }
-        let node_start = self.nodes.len() as u32;
-        let my_slots = self.slots.of(t).to_vec();
-        for (i, &s) in my_slots.iter().enumerate() {
-            let parent = xs[i];
-            let pnode = self.nodes[self.node_index(parent.event, s)];
+        let my_slots = self.slots.of(t);
+        let k = my_slots.len();
+        let node_start = match self.free_nodes.get_mut(&(k as u32)).and_then(Vec::pop) {
+            Some(start) => start,
+            None => {
+                let start = self.nodes.len() as u32;
+                grow(&mut self.nodes, k);
+                grow(&mut self.children, k);
+                for _ in 0..k {
+                    self.nodes.push(SlotNode {
+                        parent: BOTTOM,
+                        jump: BOTTOM,
+                        depth: 0,
+                    });
+                    self.children.push(Vec::new());
+                }
+                start
+            }
+        };
+        for (i, &parent) in xs.iter().enumerate().take(k) {
+            let s = self.slots.of(t)[i];
+            let pidx = self.node_index(parent.event, s);
+            let pnode = self.nodes[pidx];
             let jnode_depth = self.nodes[self.node_index(pnode.jump, s)].depth;
             let jjump = self.nodes[self.node_index(pnode.jump, s)].jump;
             let jj_depth = self.nodes[self.node_index(jjump, s)].depth;
@@ -444,31 +537,57 @@ impl EventStore {
             } else {
                 parent.event
             };
-            let pidx = self.node_index(parent.event, s);
-            self.children[pidx].push(id);
-            self.nodes.push(SlotNode {
+            let list = &mut self.children[pidx];
+            let before = list.capacity();
+            list.push(id);
+            self.children_bytes += (list.capacity() - before) * 4;
+            self.nodes[node_start as usize + i] = SlotNode {
                 parent: parent.event,
                 jump,
                 depth: parent.depth + 1,
-            });
-            self.children.push(Vec::new());
-            self.cones[start + s as usize] = ConeEntry {
+            };
+            cone[s as usize] = ConeEntry {
                 event: id,
                 depth: parent.depth + 1,
             };
         }
-        let preds_start = self.preds.len() as u32;
+        let preds_len = preds.len() as u32;
+        let preds_start = match self.free_preds.get_mut(&preds_len).and_then(Vec::pop) {
+            Some(start) => {
+                self.preds[start as usize..(start + preds_len) as usize].copy_from_slice(preds);
+                start
+            }
+            None => {
+                let start = self.preds.len() as u32;
+                grow(&mut self.preds, preds.len());
+                self.preds.extend_from_slice(preds);
+                start
+            }
+        };
         let level = 1 + preds.iter().map(|&p| self.level(p)).max().unwrap_or(0);
-        self.preds.extend_from_slice(preds);
-        self.events.push(EventData {
+        let data = EventData {
             label: t,
             preds_start,
-            preds_len: preds.len() as u32,
+            preds_len,
             size: history_size + 1,
             node_start,
             level,
-        });
-        self.states.extend_from_slice(state);
+        };
+        if reused.is_some() {
+            let i = id as usize;
+            self.events[i] = data;
+            self.cones[i * n..(i + 1) * n].copy_from_slice(&cone);
+            self.states[i * self.words..(i + 1) * self.words].copy_from_slice(state);
+        } else {
+            grow(&mut self.events, 1);
+            grow(&mut self.cones, n);
+            grow(&mut self.states, self.words);
+            self.events.push(data);
+            self.cones.extend_from_slice(&cone);
+            self.states.extend_from_slice(state);
+        }
+        self.cone_scratch = cone;
+        self.live += 1;
         let h = key_hash(t, preds);
         let (events, all_preds) = (&self.events, &self.preds);
         self.table.insert_unique(h, id, |&e| {
@@ -481,21 +600,27 @@ impl EventStore {
         id
     }
 
-    /// Bytes held by the store (allocated capacity).
+    /// Bytes held by the store (allocated capacity), in O(1).
     pub fn bytes(&self) -> u64 {
         use std::mem::size_of;
+        let free: usize = self.free_ids.capacity() * 4
+            + (self.free_preds.len() + self.free_nodes.len()) * 32
+            + self
+                .free_preds
+                .values()
+                .chain(self.free_nodes.values())
+                .map(|v| v.capacity() * 4)
+                .sum::<usize>();
         (self.events.capacity() * size_of::<EventData>()
             + self.preds.capacity() * 4
             + self.nodes.capacity() * size_of::<SlotNode>()
             + self.children.capacity() * size_of::<Vec<EventId>>()
-            + self
-                .children
-                .iter()
-                .map(|c| c.capacity() * 4)
-                .sum::<usize>()
+            + self.children_bytes
             + self.cones.capacity() * size_of::<ConeEntry>()
             + self.states.capacity() * 8
-            + self.table.capacity() * 5) as u64
+            + self.table.capacity() * 5
+            + self.stamp.capacity() * 4
+            + free) as u64
     }
 
     /// The local configuration `[e]` (⊥ excluded), in a causal order.
@@ -520,6 +645,14 @@ impl EventStore {
             SlotsOf::All(n) => (0..n).collect(),
             SlotsOf::Some(s) => s.to_vec(),
         }
+    }
+}
+
+/// Makes room for `extra` more elements, growing by an eighth at a time instead of doubling,
+/// so that the store's allocations track its contents closely under a memory limit.
+fn grow<T>(v: &mut Vec<T>, extra: usize) {
+    if v.len() + extra > v.capacity() {
+        v.reserve_exact(extra.max(v.len() / 8).max(256));
     }
 }
 

@@ -104,6 +104,20 @@ impl ConfigKey {
         }
     }
 
+    /// Bytes the key holds on the heap (allocated capacity, with a word of allocator overhead
+    /// per block).
+    pub fn heap_bytes(&self) -> u64 {
+        let pair = std::mem::size_of::<(Transition, u32)>();
+        let block = |cap: usize| if cap == 0 { 0 } else { cap * pair + 16 };
+        (block(self.parikh.capacity())
+            + self.foata.capacity() * std::mem::size_of::<Parikh>()
+            + self
+                .foata
+                .iter()
+                .map(|l| block(l.capacity()))
+                .sum::<usize>()) as u64
+    }
+
     /// Compares two keys in `order`.
     pub fn cmp_in(&self, other: &ConfigKey, order: Order) -> Ordering {
         let by_size = self.size.cmp(&other.size);

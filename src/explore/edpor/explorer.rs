@@ -198,6 +198,16 @@ impl<'m, 's> Explorer<'m, 's> {
     /// process not asleep) to the end of an execution.
     fn descend(&mut self) -> Result<End, Overflow> {
         loop {
+            // Executions can be long (high loop bounds): the clock (and the memory watch's
+            // flag) is read along the way, not only between executions.
+            self.steps_since_check += 1;
+            if self.steps_since_check >= 4096 {
+                self.steps_since_check = 0;
+                if let Err(r) = self.limits.check_time() {
+                    self.stats.stopped = Some(r);
+                    return Ok(End::Maximal);
+                }
+            }
             let d = self.depth();
             if !self.frames[d].wut.is_empty() {
                 let node = self.frames[d].wut.remove(0);

@@ -15,9 +15,12 @@
 //!   branching **before `m1` starts**: the events not after `m1`, then `m2` up to and
 //!   including its first event that conflicts with `m1`, unfinished and last on its handler.
 
+use rustc_hash::FxHashMap;
+
 use super::hb::{Clocks, clocks_without, clocks_without_locks};
 use super::lin::wakeup;
 use super::model::{Inst, Model, Step};
+use crate::system::{Access, Resource};
 
 /// A wakeup sequence to try: branch at position `k` of the execution with the steps at
 /// positions `v` (in that order).
@@ -93,14 +96,46 @@ pub fn reversals(model: &Model, steps: &[Step], clocks: &Clocks, real: usize) ->
     for &(from, to) in &clocks.closure {
         closure_into[to].push(from);
     }
+    // The last access to each resource by each process, per access mode: an earlier
+    // conflicting event of a process precedes its last one in program order, so only the last
+    // one per process can be a direct predecessor (and scanning the whole prefix for each
+    // event made long executions cubic).
+    let mut last_access: FxHashMap<(Resource, Inst), Vec<(Access, usize)>> = FxHashMap::default();
+    let mut latest: Vec<Option<usize>> = vec![None; model.procs()];
     for j in 0..n {
         let sj = steps[j];
         // Direct predecessors of `e'` from other processes: the conflicting events.
-        let conflicting: Vec<usize> = (0..j.min(real))
-            .filter(|&i| {
-                steps[i].ev.inst != sj.ev.inst && model.conflict(steps[i].ev.label, sj.ev.label)
-            })
-            .collect();
+        latest.iter_mut().for_each(|l| *l = None);
+        for touch in model.footprint(sj.ev.label) {
+            for q in 0..model.procs() as Inst {
+                if q == sj.ev.inst {
+                    continue;
+                }
+                let Some(modes) = last_access.get(&(touch.resource, q)) else {
+                    continue;
+                };
+                for &(mode, at) in modes {
+                    if mode.conflicts_with(touch.access) {
+                        latest[q as usize] = latest[q as usize].max(Some(at));
+                    }
+                }
+            }
+        }
+        let conflicting: Vec<usize> = latest.iter().flatten().copied().collect();
+        debug_assert!(
+            conflicting
+                .iter()
+                .all(|&i| i < j.min(real) && model.conflict(steps[i].ev.label, sj.ev.label))
+        );
+        if j < real {
+            for touch in model.footprint(sj.ev.label) {
+                let modes = last_access.entry((touch.resource, sj.ev.inst)).or_default();
+                match modes.iter_mut().find(|(mode, _)| *mode == touch.access) {
+                    Some(entry) => entry.1 = j,
+                    None => modes.push((touch.access, j)),
+                }
+            }
+        }
         let mut direct: Vec<usize> = conflicting.clone();
         direct.extend(last_of[sj.ev.inst as usize]);
         direct.extend(closure_into[j].iter().copied());

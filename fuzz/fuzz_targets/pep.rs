@@ -1,0 +1,15 @@
+//! The PEP (`.ll_net`) reader and everything built from the nets it accepts.
+#![no_main]
+
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(net) = unfold::formats::pep::parse(data, Path::new("fuzz.ll_net")) {
+        common::exercise_net(&net, common::seed_of(data));
+    }
+});

@@ -1,0 +1,125 @@
+//! The log of every distinct event an exploration built: a compact record that outlives the
+//! event's stay in memory.
+//!
+//! The event store forgets events when the cache evicts them, and a rebuilt event gets a new
+//! store id. The log names each event once, by its label and the log ids of its immediate
+//! predecessors, so that the exploration can count distinct events apart from creations, keep
+//! per-event verdicts (cutoff or not) stable across evictions, and draw everything it visited.
+
+use hashbrown::HashTable;
+
+use super::identity_hash as key_hash;
+use crate::system::Transition;
+
+/// Dense id of a logged event; 0 is ⊥.
+pub type LogId = u32;
+
+/// The log of distinct events.
+pub struct EventLog {
+    labels: Vec<Transition>,
+    pred_start: Vec<u32>,
+    preds: Vec<LogId>,
+    cutoff: Vec<bool>,
+    table: HashTable<LogId>,
+}
+
+impl Default for EventLog {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EventLog {
+    /// A log holding only ⊥.
+    pub fn new() -> Self {
+        EventLog {
+            labels: vec![Transition::MAX],
+            pred_start: vec![0, 0],
+            preds: Vec::new(),
+            cutoff: vec![false],
+            table: HashTable::new(),
+        }
+    }
+
+    /// Number of logged events, ⊥ included.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Whether only ⊥ is logged.
+    pub fn is_empty(&self) -> bool {
+        self.labels.len() == 1
+    }
+
+    /// The label of a logged event.
+    pub fn label(&self, e: LogId) -> Transition {
+        self.labels[e as usize]
+    }
+
+    /// The immediate predecessors of a logged event, sorted (`[0]` for a minimal event).
+    pub fn preds(&self, e: LogId) -> &[LogId] {
+        &self.preds[self.pred_start[e as usize] as usize..self.pred_start[e as usize + 1] as usize]
+    }
+
+    /// Whether the event was decided to be a cutoff when it was first built.
+    pub fn is_cutoff(&self, e: LogId) -> bool {
+        self.cutoff[e as usize]
+    }
+
+    /// Records the cutoff verdict of an event.
+    pub fn set_cutoff(&mut self, e: LogId, cutoff: bool) {
+        self.cutoff[e as usize] = cutoff;
+    }
+
+    /// The id of the event `(label, preds)` (`preds` sorted), and whether it is new.
+    pub fn intern(&mut self, label: Transition, preds: &[LogId]) -> (LogId, bool) {
+        let h = key_hash(label, preds);
+        if let Some(&e) = self.table.find(h, |&e| {
+            self.labels[e as usize] == label && self.preds(e) == preds
+        }) {
+            return (e, false);
+        }
+        let id = self.labels.len() as LogId;
+        self.labels.push(label);
+        self.preds.extend_from_slice(preds);
+        self.pred_start.push(self.preds.len() as u32);
+        self.cutoff.push(false);
+        let (labels, pred_start, all) = (&self.labels, &self.pred_start, &self.preds);
+        self.table.insert_unique(h, id, |&e| {
+            let (a, b) = (pred_start[e as usize], pred_start[e as usize + 1]);
+            key_hash(labels[e as usize], &all[a as usize..b as usize])
+        });
+        (id, true)
+    }
+
+    /// Bytes held by the log (allocated capacity).
+    pub fn bytes(&self) -> u64 {
+        (self.labels.capacity() * 4
+            + self.pred_start.capacity() * 4
+            + self.preds.capacity() * 4
+            + self.cutoff.capacity()
+            + self.table.capacity() * 5) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_names_each_event_once() {
+        let mut log = EventLog::new();
+        let (a, new_a) = log.intern(3, &[0]);
+        let (b, new_b) = log.intern(4, &[0]);
+        let (c, new_c) = log.intern(5, &[a, b]);
+        assert!(new_a && new_b && new_c);
+        assert_eq!((a, b, c), (1, 2, 3));
+        assert_eq!(log.intern(5, &[a, b]), (c, false));
+        assert_eq!(log.intern(3, &[0]), (a, false));
+        assert_eq!(log.preds(c), &[1, 2]);
+        assert_eq!(log.label(c), 5);
+        assert_eq!(log.len(), 4);
+        log.set_cutoff(b, true);
+        assert!(log.is_cutoff(b) && !log.is_cutoff(a));
+    }
+}
