@@ -39,6 +39,11 @@ fn is_net_file(path: &Path) -> bool {
     name.ends_with(".pnml") || name.ends_with(".ll_net")
 }
 
+/// Whether `path` names a `.tsys` program (run by `dpor` and `edpor`, not by the net modes).
+pub fn is_program_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "tsys")
+}
+
 fn strip_net_ext(s: &str) -> &str {
     s.strip_suffix(".pnml")
         .or_else(|| s.strip_suffix(".ll_net"))
@@ -86,7 +91,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
         }
         if path.is_dir() {
             walk(&path, out)?;
-        } else if is_net_file(&path) {
+        } else if is_net_file(&path) || is_program_file(&path) {
             out.push(path);
         }
     }
@@ -94,7 +99,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
 }
 
 /// Finds the nets named by `paths`: files are taken as they are, folders are searched
-/// recursively for `*.pnml` and `*.ll_net` (hidden entries skipped). The result is sorted by
+/// recursively for `*.pnml`, `*.ll_net` and `*.tsys` programs (hidden entries skipped). The result is sorted by
 /// name (then path) and has unique names: where two nets would share a name, both are named by
 /// their full path.
 pub fn discover(paths: &[PathBuf]) -> io::Result<Vec<NetFile>> {
@@ -140,6 +145,8 @@ pub enum Mode {
     Prefix,
     /// `unfold reach FILE`: explicit-state reachability.
     Reach,
+    /// `unfold edpor FILE`: Event-DPOR (`.tsys` programs only).
+    Edpor,
     /// Another tool: `sh -c TEMPLATE` with `{pnml}`, `{pep}` and `{file}` substituted, and
     /// `{mci}` by a fresh path whose `.mci` prefix, when the tool writes one, gives the sizes.
     External {
@@ -157,6 +164,7 @@ impl Mode {
             Mode::Dpor => "dpor",
             Mode::Prefix => "prefix",
             Mode::Reach => "reach",
+            Mode::Edpor => "edpor",
             Mode::External { name, .. } => name,
         }
     }
@@ -167,7 +175,18 @@ impl Mode {
             "dpor" | "run" | "udpor" => Some(Mode::Dpor),
             "prefix" => Some(Mode::Prefix),
             "reach" => Some(Mode::Reach),
+            "edpor" => Some(Mode::Edpor),
             _ => None,
+        }
+    }
+
+    /// Whether the mode runs on `path`: `edpor` on programs only, `dpor` on both, the others
+    /// (prefix, reach, external tools) on nets only.
+    pub fn applies_to(&self, path: &Path) -> bool {
+        match self {
+            Mode::Dpor => true,
+            Mode::Edpor => is_program_file(path),
+            _ => !is_program_file(path),
         }
     }
 
@@ -274,6 +293,8 @@ pub struct Figures {
     pub histories: Option<u64>,
     /// Maximal configurations explored (DPOR).
     pub maximal_configurations: Option<u64>,
+    /// Executions explored (Event-DPOR).
+    pub executions: Option<u64>,
 }
 
 /// One run: a CSV row.
@@ -303,7 +324,7 @@ pub struct Row {
 }
 
 /// The CSV columns, in order.
-pub const COLUMNS: [&str; 17] = [
+pub const COLUMNS: [&str; 18] = [
     "net",
     "mode",
     "status",
@@ -318,6 +339,7 @@ pub const COLUMNS: [&str; 17] = [
     "conditions",
     "histories",
     "maximal_configurations",
+    "executions",
     "complete",
     "file",
     "message",
@@ -346,6 +368,7 @@ impl Row {
             opt(f.conditions),
             opt(f.histories),
             opt(f.maximal_configurations),
+            opt(f.executions),
             opt(self.complete),
             self.file.clone(),
             self.message.clone(),
@@ -379,6 +402,7 @@ impl Row {
                 conditions: num("conditions"),
                 histories: num("histories"),
                 maximal_configurations: num("maximal_configurations"),
+                executions: num("executions"),
             },
             complete: get("complete").parse().ok(),
             file: get("file").to_string(),
@@ -661,6 +685,7 @@ pub fn figures_of_json(j: &Value) -> Figures {
         conditions: n("conditions"),
         histories: n("histories"),
         maximal_configurations: n("maximal_configurations"),
+        executions: n("executions"),
     }
 }
 
@@ -673,6 +698,7 @@ fn builtin_command(mode: &Mode, file: &Path, opts: &RunOptions) -> Command {
     match mode {
         Mode::Dpor => cmd.arg("run").arg(file).arg("--cutoffs"),
         Mode::Prefix => cmd.arg("prefix").arg(file),
+        Mode::Edpor => cmd.arg("edpor").arg(file),
         _ => cmd.arg("reach").arg(file),
     };
     cmd.args(["--json", "-", "-q", "--no-fail"]);
@@ -1214,8 +1240,8 @@ pub fn parse_tool_output(text: &str) -> Figures {
     }
 }
 
-/// The key figures of a row for the side-by-side table: states, events, conditions (or the
-/// status when the run did not answer).
+/// The key figures of a row for the side-by-side table: states, events, conditions,
+/// executions (or the status when the run did not answer).
 pub fn key_figures(row: &Row) -> String {
     let f = &row.figures;
     let mut parts = Vec::new();
@@ -1227,6 +1253,9 @@ pub fn key_figures(row: &Row) -> String {
     }
     if let Some(c) = f.conditions {
         parts.push(format!("{c} cd"));
+    }
+    if let Some(x) = f.executions {
+        parts.push(format!("{x} ex"));
     }
     let text = parts.join(" / ");
     if row.status.solved() && !text.is_empty() {

@@ -46,6 +46,8 @@ pub enum Command {
     Run(crate::cli_run::RunArgs),
     /// Brute-force oracle: enumerate every maximal run, count traces and events.
     Check(crate::cli_run::CheckArgs),
+    /// Event-DPOR on a `.tsys` program: one execution per happens-before class.
+    Edpor(crate::cli_edpor::EdporArgs),
     /// Describe a net: sizes, arcs, weights, structural class.
     Info(InfoArgs),
     /// Explicit-state reachability: states, edges, deadlocks, token bounds, 1-safety.
@@ -242,6 +244,7 @@ pub fn run(cli: Cli, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     match command {
         Command::Run(args) => crate::cli_run::run(&args, interrupt),
         Command::Check(args) => crate::cli_run::check(&args, interrupt),
+        Command::Edpor(args) => crate::cli_edpor::run(&args, interrupt),
         Command::Info(args) => info(&args, interrupt),
         Command::Reach(args) => reach(&args, interrupt),
         Command::Convert(args) => convert(&args, interrupt),

@@ -22,10 +22,12 @@ use unfold::batch::{
 /// `unfold batch`.
 #[derive(Args, Debug)]
 pub struct BatchArgs {
-    /// Nets, or folders searched recursively for `*.pnml`, `*.ll_net` and `MODEL/model.pnml`.
+    /// Nets and programs, or folders searched recursively for `*.pnml`, `*.ll_net`,
+    /// `MODEL/model.pnml` and `*.tsys` (programs run in the `dpor` and `edpor` modes only).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Comma-separated modes: `dpor` (`unfold run --cutoffs`), `prefix`, `reach`.
+    /// Comma-separated modes: `dpor` (`unfold run --cutoffs`), `prefix`, `reach`, `edpor`
+    /// (`unfold edpor`, on programs).
     #[arg(long, value_delimiter = ',', default_value = "dpor,prefix,reach")]
     pub modes: Vec<String>,
     /// Another tool on the same nets: `NAME='COMMAND {pep}'` (also `{pnml}`, `{file}`; nets
@@ -167,7 +169,7 @@ pub fn run(args: &BatchArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         modes.push(mode);
     }
     if modes.is_empty() {
-        bail!("no mode to run: --modes dpor,prefix,reach or --external NAME=COMMAND");
+        bail!("no mode to run: --modes dpor,prefix,reach,edpor or --external NAME=COMMAND");
     }
     let nets = discover(&args.paths).context("cannot list the nets")?;
     if nets.is_empty() {
@@ -190,10 +192,13 @@ pub fn run(args: &BatchArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let jobs: Vec<Job> = nets
         .iter()
         .flat_map(|n| {
-            modes.iter().map(move |m| Job {
-                net: n.clone(),
-                mode: m.clone(),
-            })
+            modes
+                .iter()
+                .filter(|m| m.applies_to(&n.path))
+                .map(move |m| Job {
+                    net: n.clone(),
+                    mode: m.clone(),
+                })
         })
         .filter(|j| !done.contains(&(j.net.name.clone(), j.mode.name().to_string())))
         .collect();

@@ -98,6 +98,9 @@ pub struct RunArgs {
     /// Refuse DOT renderings with more nodes than this.
     #[arg(long, value_name = "N", default_value_t = 2000)]
     pub dot_limit: usize,
+    /// Run Event-DPOR instead (a `.tsys` program; same as `unfold edpor FILE`).
+    #[arg(long)]
+    pub edpor: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -132,6 +135,15 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let Some(file) = &args.file else {
         bail!("no input file: unfold FILE, or unfold --help");
     };
+    if args.edpor {
+        let edpor_args = crate::cli_edpor::EdporArgs {
+            file: file.clone(),
+            search_budget: 100_000,
+            output: args.output.clone(),
+            limits: args.limits.clone(),
+        };
+        return crate::cli_edpor::run(&edpor_args, interrupt);
+    }
     let guard = Guard::start(
         args.limits.limits(interrupt),
         "udpor",

@@ -5,6 +5,7 @@
 mod cli;
 mod cli_alloc;
 mod cli_batch;
+mod cli_edpor;
 mod cli_guard;
 mod cli_mcc;
 mod cli_run;

@@ -162,6 +162,65 @@ fn one_row_per_net_and_mode() {
 }
 
 #[test]
+fn programs_run_in_the_dpor_and_edpor_modes() {
+    // A folder with a net and two programs: the net gets dpor and reach, the programs dpor and
+    // edpor (reach and prefix read nets only; edpor reads programs only).
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(here.join("nets/pairs-3.ll_net"), dir.join("pairs-3.ll_net")).unwrap();
+    for p in ["fig3.tsys", "lock-inversion.tsys"] {
+        std::fs::copy(here.join("nets/programs").join(p), dir.join(p)).unwrap();
+    }
+    let csv = tmp.path().join("out.csv");
+    let out = unfold()
+        .args(["batch", "--modes", "dpor,reach,edpor", "-q", "--csv"])
+        .arg(&csv)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = read_rows(&csv);
+    let expected: HashSet<(String, String)> = [
+        ("pairs-3", "dpor"),
+        ("pairs-3", "reach"),
+        ("fig3.tsys", "dpor"),
+        ("fig3.tsys", "edpor"),
+        ("lock-inversion.tsys", "dpor"),
+        ("lock-inversion.tsys", "edpor"),
+    ]
+    .iter()
+    .map(|(n, m)| (n.to_string(), m.to_string()))
+    .collect();
+    assert_eq!(pairs(&rows), expected);
+    let find = |net: &str, mode: &str| {
+        rows.iter()
+            .find(|r| r["net"] == net && r["mode"] == mode)
+            .unwrap()
+    };
+    // Fig. 3 of the Event-DPOR paper: 3 executions.
+    let f = find("fig3.tsys", "edpor");
+    assert_eq!(
+        (f["status"].as_str(), f["executions"].as_str()),
+        ("ok", "3")
+    );
+    assert_eq!(f["complete"], "true");
+    // A thread and the message it posts take two locks in opposite orders: a deadlock.
+    let l = find("lock-inversion.tsys", "edpor");
+    assert_eq!(
+        (l["status"].as_str(), l["deadlocks"].as_str()),
+        ("deadlock", "1")
+    );
+    assert_eq!(find("fig3.tsys", "dpor")["status"], "ok");
+}
+
+#[test]
 #[cfg_attr(debug_assertions, ignore = "release only")]
 fn whole_pep_folder() {
     let dir = shared().join("pep");

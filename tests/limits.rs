@@ -283,6 +283,25 @@ fn tree_file(dir: &Path, idle: bool) -> PathBuf {
     )
 }
 
+/// A `.tsys` program with far too many executions to finish: `n` threads each posting to one
+/// handler a message that writes `x` and `y`, and writing `x` themselves.
+fn busy_program(n: usize) -> String {
+    let mut out = String::from("var x, y;\nhandler h;\n");
+    for i in 0..n {
+        out += &format!("thread t{i} {{ post h {{ x = {i}; y = {i}; }} x = {i}; }}\n");
+    }
+    out
+}
+
+/// A `.tsys` program whose one execution is a million steps long (nested loops).
+fn long_program() -> String {
+    "var x;\n\
+     thread s { i = 0; while (i < 1000) bound 1000 { j = 0; \
+     while (j < 1000) bound 1000 { x = j; j = j + 1; } i = i + 1; } }\n\
+     thread t { a = x; }\n"
+        .to_string()
+}
+
 #[test]
 fn the_tree_family_is_what_it_claims() {
     // Depth 3: 2^3 maximal runs, 2 + 4 + 8 events, 1 + 2 + 4 + 8 markings (oracle: counted by
@@ -342,6 +361,21 @@ fn timeout_check() {
         j["events"].as_u64().unwrap() > 0,
         "no statistics so far: {j}"
     );
+}
+
+#[test]
+fn timeout_edpor() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "busy.tsys", &busy_program(8));
+    let j = stops_at_timeout(&["edpor"], &f);
+    assert!(
+        j["executions"].as_u64().unwrap() > 0,
+        "no statistics so far: {j}"
+    );
+    // One execution of a million steps: the clock is read along the execution too.
+    let f = write(dir.path(), "long.tsys", &long_program());
+    let j = stops_at_timeout(&["edpor"], &f);
+    assert!(j["longest_execution"].as_u64().unwrap() > 1000, "{j}");
 }
 
 #[test]
@@ -452,6 +486,15 @@ fn mem_limit_check() {
 }
 
 #[test]
+fn mem_limit_edpor() {
+    // A million-step execution: its frames pass the limit long before it ends.
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "long.tsys", &long_program());
+    let (_, j) = stops_below_memory(&["edpor"], &f, 32);
+    assert!(j["longest_execution"].as_u64().unwrap() > 1000, "{j}");
+}
+
+#[test]
 fn mem_limit_refuses_an_input_too_large_to_read() {
     // A 24 MB PNML file under a 16 MiB limit: refused before it is read, in every mode.
     let dir = tempfile::tempdir().unwrap();
@@ -463,6 +506,7 @@ fn mem_limit_refuses_an_input_too_large_to_read() {
         &["prefix"],
         &["run"],
         &["check", "--brute"],
+        &["edpor"],
     ] {
         let (e, j) = stops_below_memory(mode, &f, 16);
         assert_eq!(j["phase"], "reading the input", "{j}");
@@ -578,6 +622,14 @@ fn sigint_check() {
         libc::SIGINT,
     );
     assert!(j["events"].as_u64().unwrap() > 0, "{j}");
+}
+
+#[test]
+fn sigint_edpor() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "busy.tsys", &busy_program(8));
+    let j = stops_on_signal(&["edpor"], &f, libc::SIGINT);
+    assert!(j["executions"].as_u64().unwrap() > 0, "{j}");
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! answers such as token bounds, the net model), never the file a model came from.
 
 pub mod brute;
+pub mod brute_program;
+pub mod edpor;
 pub mod global;
 pub mod limits;
 pub mod prefix;

@@ -633,6 +633,85 @@ impl ProgramSystem {
         self.transitions[t as usize].inst
     }
 
+    /// The statement of transition `t`, without the name of its instance.
+    pub fn statement(&self, t: Transition) -> &str {
+        let tr = &self.transitions[t as usize];
+        let skip = self.instances[tr.inst as usize].name.len() + 2;
+        tr.name.get(skip..).unwrap_or(&tr.name)
+    }
+
+    /// Whether transition `t` is a `lock` (an acquisition, disabled while the lock is held).
+    pub fn is_lock(&self, t: Transition) -> bool {
+        let tr = &self.transitions[t as usize];
+        let code = &self.codes[self.instances[tr.inst as usize].code];
+        tr.pc
+            .is_some_and(|pc| matches!(code.ops[pc as usize], Op::Lock(_)))
+    }
+
+    /// The statement instance `i` runs next at `state` (for a running or pending instance).
+    pub fn next_statement(&self, state: &[u64], i: InstanceId) -> Option<&str> {
+        let inst = &self.instances[i as usize];
+        match self.status(state, i) {
+            Status::Running | Status::Pending => {
+                let pc = get16(state, inst.pc_f());
+                if pc == START_PC {
+                    return Some("start");
+                }
+                self.codes[inst.code]
+                    .texts
+                    .get(pc as usize)
+                    .map(String::as_str)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether resource `r` is a lock.
+    pub fn is_lock_resource(&self, r: Resource) -> bool {
+        let nv = self.var_names.len() as Resource;
+        (nv..nv + self.lock_names.len() as Resource).contains(&r)
+    }
+
+    /// Whether transition `t` is the next step of its instance at `state`, enabled or not: the
+    /// statement is next, though its lock may be held or (for a message not started) its
+    /// handler busy.
+    pub fn is_next(&self, state: &[u64], t: Transition) -> bool {
+        let tr = &self.transitions[t as usize];
+        let inst = &self.instances[tr.inst as usize];
+        let pc = get16(state, inst.pc_f());
+        let here = match Status::from_code(get16(state, inst.status_f)) {
+            Status::Running => tr.pc.is_some_and(|p| p as u64 == pc),
+            Status::Pending => tr.pc.map_or(START_PC, |p| p as u64) == pc,
+            _ => false,
+        };
+        here && match tr.pc.map(|p| &self.codes[inst.code].ops[p as usize]) {
+            Some(Op::Post { site }) => get16(state, inst.posts_f + site) == tr.post_run as u64,
+            _ => true,
+        }
+    }
+
+    /// Number of handler threads.
+    pub fn handler_count(&self) -> usize {
+        self.handler_names.len()
+    }
+
+    /// The name of handler `h`.
+    pub fn handler_name(&self, h: HandlerId) -> &str {
+        &self.handler_names[h as usize]
+    }
+
+    /// The footprint resource of handler `h`: every step of its messages writes it (the naive
+    /// serialisation of the handler, which Event-DPOR leaves out of its conflicts).
+    pub fn handler_resource(&self, h: HandlerId) -> Resource {
+        (self.var_names.len() + self.lock_names.len()) as Resource + h
+    }
+
+    /// The footprint resource of instance `i`'s program order (written by each of its steps
+    /// and by the post that creates it).
+    pub fn program_order_resource(&self, i: InstanceId) -> Resource {
+        (self.var_names.len() + self.lock_names.len() + self.handler_names.len()) as Resource + i
+    }
+
     /// The status of instance `i` at `state`.
     pub fn status(&self, state: &[u64], i: InstanceId) -> Status {
         Status::from_code(get16(state, self.instances[i as usize].status_f))

@@ -1,6 +1,7 @@
 //! Reports: statistics (human and JSON), and the progress display.
 
 pub mod dot;
+pub mod interleaving;
 pub mod mcc;
 pub mod mci;
 pub mod occurrence_dot;
