@@ -781,6 +781,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         e: EventId,
         out: &mut Vec<EventId>,
     ) -> Result<(), Overflow> {
+        // Guards decided by a slot shared with e are decided by state([e]): most transitions
+        // that e disables are dropped here, before anything is allocated.
+        {
+            let slots = self.store.slots().of(t);
+            let e_slots = self.store.event_slots(e);
+            let state = self.store.state(e);
+            if self.guards[t as usize].iter().any(|&(i, r)| {
+                e_slots.binary_search(&slots[i]).is_ok() && !self.sys.enabled_on(state, t, r)
+            }) {
+                return Ok(());
+            }
+        }
         let slots: Vec<Slot> = self.store.slots().of(t).to_vec();
         let e_slots = self.store.event_slots(e);
         let k = slots.len();
