@@ -873,9 +873,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 // Floors of the slots still open, raised by [cand].
                 let (done, next) = search.floors.split_at_mut((f + 1) * k);
                 let current = &done[f * k..];
-                for (j, &sj) in search.slots.iter().enumerate() {
-                    next[j] = current[j].max(self.store.cone_at(cand.event, sj).depth);
-                }
+                next[..k].copy_from_slice(&current[..k]);
+                self.store
+                    .raise_to_cone_depths(cand.event, search.slots, &mut next[..k]);
                 self.enumerate(search, f + 1, out)?;
             }
             if cand.depth == 0 {

@@ -130,10 +130,8 @@ pub struct EventStore {
     live: usize,
     /// Bytes held by the `children` lists, kept up to date so that `bytes` is O(1).
     children_bytes: usize,
-    /// Scratch for insertions: a dense cone (one entry per slot, ⊥ where untouched) and the
-    /// slots set in it.
-    cone_scratch: Vec<ConeEntry>,
-    cone_touched: Vec<Slot>,
+    /// Scratch cones for the merges of insertions.
+    merge_scratch: [Vec<SparseEntry>; 3],
     // Scratch space for history walks.
     stamp: Vec<u32>,
     epoch: u32,
@@ -184,8 +182,7 @@ impl EventStore {
             free_cones: FxHashMap::default(),
             live: 0,
             children_bytes: 0,
-            cone_scratch: (0..n as Slot).map(ConeEntry::bottom).collect(),
-            cone_touched: Vec::new(),
+            merge_scratch: Default::default(),
             stamp: vec![0],
             epoch: 0,
             scratch: Vec::new(),
@@ -359,6 +356,23 @@ impl EventStore {
         match cone.binary_search_by_key(&s, |x| x.slot) {
             Ok(i) => self.node_entry(cone[i].node),
             Err(_) => ConeEntry::bottom(s),
+        }
+    }
+
+    /// Raises `depths[i]` to the depth of `[e]` on `slots[i]`, for sorted `slots`: one pass
+    /// over both sorted lists, each search starting where the previous one ended.
+    pub fn raise_to_cone_depths(&self, e: EventId, slots: &[Slot], depths: &mut [u32]) {
+        let mut cone = self.cone(e);
+        for (d, &s) in depths.iter_mut().zip(slots) {
+            let i = cone.partition_point(|x| x.slot < s);
+            cone = &cone[i..];
+            match cone.first() {
+                Some(x) if x.slot == s => {
+                    *d = (*d).max(self.nodes[x.node as usize].depth);
+                }
+                Some(_) => {}
+                None => break,
+            }
         }
     }
 
@@ -620,22 +634,16 @@ impl EventStore {
         debug_assert!(self.find(t, preds).is_none());
         let reused = self.free_ids.pop();
         let id = reused.unwrap_or(self.events.len() as EventId);
-        // Cone: the deepest entry of the predecessors' cones on every slot, then e itself on
-        // its own slots (merged in a dense scratch cone, reset afterwards).
-        let mut cone = std::mem::take(&mut self.cone_scratch);
-        let mut touched = std::mem::take(&mut self.cone_touched);
-        for &p in preds {
-            for x in self.cone(p) {
-                let c = &mut cone[x.slot as usize];
-                if c.depth == 0 {
-                    touched.push(x.slot);
-                }
-                let x = self.node_entry(x.node);
-                if x.depth > c.depth {
-                    *c = x;
-                }
-            }
+        // Cone: the predecessors' sorted cones merged (the deeper entry where two name a
+        // slot), then e itself on its own slots.
+        let [mut acc, mut tmp, mut own] = std::mem::take(&mut self.merge_scratch);
+        acc.clear();
+        acc.extend_from_slice(self.cone(preds[0]));
+        for &p in &preds[1..] {
+            merge_cones(&mut tmp, &acc, self.cone(p), &self.nodes);
+            std::mem::swap(&mut acc, &mut tmp);
         }
+        own.clear();
         let my_slots = self.slots.of(t);
         let k = my_slots.len();
         let node_start = match self.free_nodes.get_mut(&(k as u32)).and_then(Vec::pop) {
@@ -689,17 +697,14 @@ impl EventStore {
                 jump_node,
                 jump_depth,
             };
-            if cone[s as usize].depth == 0 {
-                touched.push(s);
-            }
-            cone[s as usize] = ConeEntry {
-                event: id,
-                depth: parent.depth + 1,
+            own.push(SparseEntry {
+                slot: s,
                 node: node_start + i as u32,
-            };
+            });
         }
-        touched.sort_unstable();
-        let cone_len = touched.len() as u32;
+        // e is deeper than anything of its history on its own slots.
+        merge_cones(&mut tmp, &acc, &own, &self.nodes);
+        let cone_len = tmp.len() as u32;
         let capacity = cone_capacity(cone_len);
         let cone_start = match self.free_cones.get_mut(&capacity).and_then(Vec::pop) {
             Some(start) => start,
@@ -713,14 +718,8 @@ impl EventStore {
                 start
             }
         };
-        for (i, &s) in touched.iter().enumerate() {
-            self.cones[cone_start as usize + i] = SparseEntry {
-                slot: s,
-                node: std::mem::replace(&mut cone[s as usize], ConeEntry::bottom(s)).node,
-            };
-        }
-        touched.clear();
-        self.cone_touched = touched;
+        self.cones[cone_start as usize..(cone_start + cone_len) as usize].copy_from_slice(&tmp);
+        self.merge_scratch = [acc, tmp, own];
         let preds_len = preds.len() as u32;
         let preds_start = match self.free_preds.get_mut(&preds_len).and_then(Vec::pop) {
             Some(start) => {
@@ -755,7 +754,6 @@ impl EventStore {
             self.events.push(data);
             self.states.extend_from_slice(state);
         }
-        self.cone_scratch = cone;
         self.live += 1;
         let h = key_hash(t, preds);
         let (events, all_preds) = (&self.events, &self.preds);
@@ -788,7 +786,11 @@ impl EventStore {
             + self.children_version.capacity() * 4
             + self.children_bytes
             + self.cones.capacity() * size_of::<SparseEntry>()
-            + self.cone_scratch.capacity() * size_of::<ConeEntry>()
+            + self
+                .merge_scratch
+                .iter()
+                .map(|v| v.capacity() * size_of::<SparseEntry>())
+                .sum::<usize>()
             + self.states.capacity() * 8
             + self.table.capacity() * 5
             + self.stamp.capacity() * 4
@@ -818,6 +820,42 @@ impl EventStore {
             SlotsOf::Some(s) => s.to_vec(),
         }
     }
+}
+
+/// Merges two sorted sparse cones into `out`, keeping the deeper entry where both name a slot.
+fn merge_cones(
+    out: &mut Vec<SparseEntry>,
+    a: &[SparseEntry],
+    b: &[SparseEntry],
+    nodes: &[SlotNode],
+) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        match x.slot.cmp(&y.slot) {
+            std::cmp::Ordering::Less => {
+                out.push(x);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(y);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                let deeper = if nodes[y.node as usize].depth > nodes[x.node as usize].depth {
+                    y
+                } else {
+                    x
+                };
+                out.push(deeper);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }
 
 /// The room given to a cone of `len` entries: `len` up to 8, then rounded up to a multiple
