@@ -144,6 +144,11 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         };
         return crate::cli_edpor::run(&edpor_args, interrupt);
     }
+    // `--dot -` draws on standard output and sends the human report to standard error.
+    let dot_on_stdout = args.dot.as_deref() == Some(std::path::Path::new("-"));
+    if dot_on_stdout && args.output.json.as_deref() == Some(std::path::Path::new("-")) {
+        bail!("only one of --dot - and --json - can write to standard output");
+    }
     let guard = Guard::start(
         args.limits.limits(interrupt),
         "udpor",
@@ -392,9 +397,19 @@ fn report<S: System + ?Sized>(
         let mut text = Vec::new();
         write_event_graph(&graph, args.dot_limit, &mut text)
             .with_context(|| format!("cannot draw {}", path.display()))?;
-        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        if path == std::path::Path::new("-") {
+            use std::io::Write;
+            std::io::stdout()
+                .lock()
+                .write_all(&text)
+                .context("cannot write the drawing to standard output")?;
+        } else {
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
     }
-    emit(&out, &args.output, &extra)?;
+    let dot_on_stdout = args.dot.as_deref() == Some(std::path::Path::new("-"));
+    crate::cli::emit_to(&out, &args.output, &extra, dot_on_stdout)?;
     Ok(if stats.deadlocks > 0 && !args.limits.no_fail {
         Outcome::Found
     } else if !complete {

@@ -49,6 +49,38 @@ fn the_one_line_use_works_and_renders() {
 }
 
 #[test]
+fn dot_to_standard_output() {
+    // `--dot -`: the drawing alone on standard output (the same as `--dot FILE` writes), the
+    // report on standard error, no file named `-`.
+    let dir = tempfile::tempdir().unwrap();
+    let net = nets_dir().join("philosophers-5.pnml");
+    let file = dir.path().join("out.dot");
+    unfold()
+        .arg(&net)
+        .args(["--cutoffs", "--no-fail", "--dot"])
+        .arg(&file)
+        .assert()
+        .success();
+    let out = unfold()
+        .current_dir(dir.path())
+        .arg(&net)
+        .args(["--cutoffs", "--no-fail", "--dot", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(out.stdout, std::fs::read(&file).unwrap());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("maximal configurations"));
+    assert!(!dir.path().join("-").exists());
+    // Two outputs cannot share standard output.
+    let out = unfold()
+        .arg(&net)
+        .args(["--cutoffs", "--dot", "-", "--json", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+#[test]
 fn json_has_the_stable_fields() {
     let out = unfold()
         .arg(nets_dir().join("pairs-3.ll_net"))
