@@ -4,14 +4,15 @@
 //! The guard thread samples the resident memory every few milliseconds, but a reader that
 //! builds a model at full speed (or a loaded machine that leaves the guard unscheduled) can
 //! pass the limit between two samples. So every thread also looks at its own allocations: after
-//! each mebibyte it has requested, and before any single request of a mebibyte or more, it reads
-//! the resident size. When that size plus the request would reach the hard threshold the run is
-//! stopped before the memory is taken; past the soft threshold the explorers are told to stop.
+//! each mebibyte it has requested (less under small limits), and before any single request that
+//! large, it reads the resident size. When that size plus the request would reach the hard threshold in a phase
+//! that checks no limit (reading, building), the run is stopped before the memory is taken;
+//! past the soft threshold the explorers are told to stop.
 //! Without a memory limit the cost is one atomic load per allocation.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// The system allocator with the checks described in the module documentation.
 pub(crate) struct Guarded;
@@ -24,8 +25,9 @@ static SOFT: AtomicU64 = AtomicU64::new(u64::MAX);
 /// Resident bytes the process must not reach (`u64::MAX`: no limit).
 static HARD: AtomicU64 = AtomicU64::new(u64::MAX);
 
-/// How many bytes a thread may request between two looks at the resident size.
-const STEP: usize = 1 << 20;
+/// How many bytes a thread may request between two looks at the resident size: a mebibyte, or
+/// less when the soft and hard thresholds are closer (small limits).
+static STEP: AtomicUsize = AtomicUsize::new(1 << 20);
 
 thread_local! {
     /// Bytes requested by this thread since its last look at the resident size.
@@ -36,6 +38,8 @@ thread_local! {
 
 /// Arms the checks with the guard's thresholds (resident bytes).
 pub(crate) fn arm(soft: u64, hard: u64) {
+    let gap = usize::try_from(hard.saturating_sub(soft) / 8).unwrap_or(usize::MAX);
+    STEP.store(gap.clamp(16 << 10, 1 << 20), Ordering::Relaxed);
     SOFT.store(soft, Ordering::Relaxed);
     HARD.store(hard, Ordering::Relaxed);
 }
@@ -55,7 +59,7 @@ fn note(bytes: usize) {
     let due = SINCE_CHECK
         .try_with(|since| {
             let n = since.get().saturating_add(bytes);
-            if n >= STEP {
+            if n >= STEP.load(Ordering::Relaxed) {
                 since.set(0);
                 true
             } else {
@@ -75,8 +79,13 @@ fn check(bytes: usize) {
     if CHECKING.try_with(|c| c.replace(true)).unwrap_or(true) {
         return;
     }
-    let after = resident_bytes().saturating_add(bytes as u64);
-    if after >= HARD.load(Ordering::Relaxed) {
+    let now = resident_bytes();
+    let after = now.saturating_add(bytes as u64);
+    let hard = HARD.load(Ordering::Relaxed);
+    // While an explorer runs, it stops cleanly (with its statistics) once told to, and a large
+    // request is usually a table that fills slowly: it is told, and the process is stopped
+    // only at the threshold itself. Phases that check nothing are stopped before the request.
+    if now >= hard || (after >= hard && !crate::cli_guard::explorer_running()) {
         crate::cli_guard::memory_exhausted();
     } else if after >= SOFT.load(Ordering::Relaxed) {
         crate::cli_guard::memory_low();

@@ -43,6 +43,9 @@ const TICK: Duration = Duration::from_millis(4);
 /// first prints, the other stays silent.
 static REPORTED: Mutex<bool> = Mutex::new(false);
 
+/// The first phase of every run.
+const READING: &str = "reading the input";
+
 /// The guard of the run in progress, for the allocator's checks ([`crate::cli_alloc`]).
 static ACTIVE: Mutex<Option<Arc<Shared>>> = Mutex::new(None);
 
@@ -55,6 +58,12 @@ pub(crate) fn memory_exhausted() {
     if let Some(shared) = active() {
         stop(&shared, StopReason::MemoryLimit, "");
     }
+}
+
+/// Whether the run is past reading its input (an explorer, which checks the limits itself, or
+/// the report).
+pub(crate) fn explorer_running() -> bool {
+    active().is_some_and(|s| *s.phase.lock().unwrap_or_else(|e| e.into_inner()) != READING)
 }
 
 /// An allocation takes the process past the soft memory threshold: the explorers stop.
@@ -145,7 +154,7 @@ impl Guard {
             file: file.to_path_buf(),
             mode,
             output: output.cloned(),
-            phase: Mutex::new("reading the input"),
+            phase: Mutex::new(READING),
             done: AtomicBool::new(false),
         });
         *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(shared.clone());

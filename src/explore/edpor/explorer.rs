@@ -201,7 +201,7 @@ impl<'m, 's> Explorer<'m, 's> {
             // Executions can be long (high loop bounds): the clock (and the memory watch's
             // flag) is read along the way, not only between executions.
             self.steps_since_check += 1;
-            if self.steps_since_check >= 4096 {
+            if self.steps_since_check >= 256 {
                 self.steps_since_check = 0;
                 if let Err(r) = self.limits.check_time() {
                     self.stats.stopped = Some(r);
@@ -578,7 +578,7 @@ impl<'m, 's> Explorer<'m, 's> {
             budget = budget.saturating_sub(1);
             self.stats.completion_steps += 1;
             self.steps_since_check += 1;
-            if self.steps_since_check >= 4096 {
+            if self.steps_since_check >= 256 {
                 self.steps_since_check = 0;
                 if let Err(r) = self.limits.check_time() {
                     self.stats.stopped = Some(r);
