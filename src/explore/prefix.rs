@@ -946,37 +946,6 @@ mod tests {
         assert_eq!(r.deadlock, Some(DeadlockAnswer::Free));
     }
 
-    /// A random safe net: `k` state machines with one token each; every transition moves one or
-    /// two of them (`(component, from, to)` triples, states taken modulo 3).
-    fn machines(k: usize, moves: &[Vec<(usize, usize, usize)>]) -> Net {
-        let mut b = NetBuilder::new("machines");
-        let places: Vec<Vec<_>> = (0..k)
-            .map(|i| {
-                (0..3)
-                    .map(|s| {
-                        b.add_place(format!("p{i}_{s}"), None, u32::from(s == 0))
-                            .unwrap()
-                    })
-                    .collect()
-            })
-            .collect();
-        for (n, mv) in moves.iter().enumerate() {
-            let t = b.add_transition(format!("t{n}"), None).unwrap();
-            let mut used = Vec::new();
-            for &(i, from, to) in mv {
-                let i = i % k;
-                if used.contains(&i) {
-                    continue;
-                }
-                used.push(i);
-                b.add_arc(places[i][from % 3], t, ArcKind::Input, 1)
-                    .unwrap();
-                b.add_arc(places[i][to % 3], t, ArcKind::Output, 1).unwrap();
-            }
-        }
-        b.finish()
-    }
-
     /// Whether two conditions are concurrent, from the definition: neither causes the other
     /// and the union of their producers' histories is conflict-free.
     fn co_by_definition(prefix: &Prefix, a: u32, b: u32) -> bool {
@@ -1011,7 +980,7 @@ mod tests {
                 1..9,
             ),
         ) {
-            let net = machines(k, &moves);
+            let net = crate::model::test_nets::machines(k, &moves);
             let mut u = Unfolder::new(&net, Order::Mole);
             let limits = Limits::new(Some(std::time::Duration::from_secs(5)), None);
             proptest::prop_assume!(u.run(&limits, &mut |_| {}).unwrap().is_none());

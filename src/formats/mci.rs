@@ -489,40 +489,9 @@ mod tests {
     mod round_trip {
         use crate::explore::limits::Limits;
         use crate::explore::prefix::{NONE, PrefixOptions, unfold_prefix};
-        use crate::model::net::{ArcKind, Net, NetBuilder};
         use crate::report::mci::write_mci;
 
         use super::super::parse;
-
-        /// A safe net: `k` three-state machines with one token each; every transition moves one
-        /// or two of them (`(machine, from, to)`, taken modulo `k` and 3).
-        fn machines(k: usize, moves: &[Vec<(usize, usize, usize)>]) -> Net {
-            let mut b = NetBuilder::new("m");
-            let places: Vec<Vec<_>> = (0..k)
-                .map(|i| {
-                    (0..3)
-                        .map(|s| {
-                            b.add_place(format!("m{i}s{s}"), None, u32::from(s == 0))
-                                .unwrap()
-                        })
-                        .collect()
-                })
-                .collect();
-            for (n, mv) in moves.iter().enumerate() {
-                let t = b.add_transition(format!("t{n}"), None).unwrap();
-                let mut used = Vec::new();
-                for &(i, from, to) in mv {
-                    let i = i % k;
-                    if !used.contains(&i) {
-                        used.push(i);
-                        b.add_arc(places[i][from % 3], t, ArcKind::Input, 1)
-                            .unwrap();
-                        b.add_arc(places[i][to % 3], t, ArcKind::Output, 1).unwrap();
-                    }
-                }
-            }
-            b.finish()
-        }
 
         proptest::proptest! {
             #![proptest_config(proptest::prelude::ProptestConfig::with_cases(100))]
@@ -537,7 +506,7 @@ mod tests {
                     1..7,
                 ),
             ) {
-                let net = machines(k, &moves);
+                let net = crate::model::test_nets::machines(k, &moves);
                 let limits = Limits::new(Some(std::time::Duration::from_secs(5)), None);
                 let r = unfold_prefix(&net, PrefixOptions::default(), &limits, &mut |_| {})
                     .unwrap();

@@ -4,3 +4,5 @@ pub mod net;
 pub mod net_system;
 pub mod program;
 pub mod program_system;
+#[cfg(test)]
+pub(crate) mod test_nets;
