@@ -1264,8 +1264,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
     }
 
-    /// The events of the store in immediate conflict with `d`, memoised.
-    fn immediate_conflicts(&mut self, d: EventId) -> &[EventId] {
+    /// Brings the memo of the events of the store in immediate conflict with `d` up to date.
+    fn refresh_icf(&mut self, d: EventId) {
         let version = self.store.siblings_version(d);
         let i = d as usize;
         if self.icf_memo.len() <= i {
@@ -1298,13 +1298,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.icf_bytes += (events.capacity() * 4) as u64;
             self.icf_memo[i] = Some(IcfMemo { version, events });
         }
-        self.icf_memo[i].as_ref().map_or(&[], |m| &m.events)
     }
 
     /// The spike of `d`: the events of `U` in immediate conflict with `d`, outside `D`, not
     /// cutoffs, and compatible with `C` and with the picks made so far.
     fn spike(&mut self, d: EventId, picks: &[EventId]) -> Vec<EventId> {
-        self.immediate_conflicts(d);
+        self.refresh_icf(d);
         let icf = self.icf_memo[d as usize]
             .as_ref()
             .map_or(&[][..], |m| &m.events);
