@@ -259,27 +259,14 @@ fn arb_program(handlers: bool) -> impl Strategy<Value = String> {
         prop::bool::weighted(0.3),
     )
         .prop_map(move |(threads, msgs, nested)| {
-            let mut text = String::from("var x, y; lock m, n; handler h, g;\n");
-            for (i, body) in msgs.iter().enumerate() {
-                text.push_str(&format!("message p{} {{ a = 0; b = 0; ", i + 1));
-                for &s in body {
-                    text.push_str(MSG_STMTS[s]);
-                    text.push(' ');
-                }
-                if nested && i == 0 {
-                    text.push_str("post g p3; ");
-                }
-                text.push_str("}\n");
-            }
-            for (i, body) in threads.iter().enumerate() {
-                text.push_str(&format!("thread t{i} {{ a = 0; b = 0; "));
-                for &s in body {
-                    text.push_str(THREAD_STMTS[s]);
-                    text.push(' ');
-                }
-                text.push_str("}\n");
-            }
-            text
+            program_text(
+                "var x, y; lock m, n; handler h, g;\n",
+                &msgs,
+                MSG_STMTS,
+                nested,
+                &threads,
+                THREAD_STMTS,
+            )
         })
 }
 
@@ -409,6 +396,39 @@ const HANDLER_STMTS: &[&str] = &[
 ];
 
 /// Two threads that post four messages (`p1` may post `p3`) to two handlers.
+/// The text of a random program: `header`, then messages `p1..` and threads `t0..` whose
+/// bodies are statements picked by index (the first message posts `p3` to `g` when `nested`).
+fn program_text(
+    header: &str,
+    msgs: &[Vec<usize>],
+    msg_stmts: &[&str],
+    nested: bool,
+    threads: &[Vec<usize>],
+    thread_stmts: &[&str],
+) -> String {
+    let mut text = String::from(header);
+    for (i, body) in msgs.iter().enumerate() {
+        text.push_str(&format!("message p{} {{ a = 0; b = 0; ", i + 1));
+        for &s in body {
+            text.push_str(msg_stmts[s]);
+            text.push(' ');
+        }
+        if nested && i == 0 {
+            text.push_str("post g p3; ");
+        }
+        text.push_str("}\n");
+    }
+    for (i, body) in threads.iter().enumerate() {
+        text.push_str(&format!("thread t{i} {{ a = 0; b = 0; "));
+        for &s in body {
+            text.push_str(thread_stmts[s]);
+            text.push(' ');
+        }
+        text.push_str("}\n");
+    }
+    text
+}
+
 fn handler_programs() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(prop::collection::vec(0..POSTER_STMTS.len(), 1..=2), 2),
@@ -416,27 +436,14 @@ fn handler_programs() -> impl Strategy<Value = String> {
         prop::bool::weighted(0.4),
     )
         .prop_map(|(threads, msgs, nested)| {
-            let mut text = String::from("var x, y; lock m; handler h, g;\n");
-            for (i, body) in msgs.iter().enumerate() {
-                text.push_str(&format!("message p{} {{ a = 0; b = 0; ", i + 1));
-                for &s in body {
-                    text.push_str(HANDLER_STMTS[s]);
-                    text.push(' ');
-                }
-                if nested && i == 0 {
-                    text.push_str("post g p3; ");
-                }
-                text.push_str("}\n");
-            }
-            for (i, body) in threads.iter().enumerate() {
-                text.push_str(&format!("thread t{i} {{ a = 0; b = 0; "));
-                for &s in body {
-                    text.push_str(POSTER_STMTS[s]);
-                    text.push(' ');
-                }
-                text.push_str("}\n");
-            }
-            text
+            program_text(
+                "var x, y; lock m; handler h, g;\n",
+                &msgs,
+                HANDLER_STMTS,
+                nested,
+                &threads,
+                POSTER_STMTS,
+            )
         })
 }
 
