@@ -14,7 +14,7 @@ use crate::cli::{
     witness_line,
 };
 use crate::cli_guard::Guard;
-use unfold::explore::brute;
+use unfold::explore::{brute, traces};
 use unfold::explore::reach::Witness;
 use unfold::explore::udpor::{self, Cache, Pick, UdporOptions};
 use unfold::model::net_system::NetSystem;
@@ -112,10 +112,15 @@ pub struct RunArgs {
 pub struct CheckArgs {
     /// The system.
     pub file: PathBuf,
-    /// Enumerate every maximal run (the only check so far; exponential: small systems only).
-    #[arg(long, required = true)]
+    /// Enumerate every maximal run: traces, events and deadlocks (exponential: small systems
+    /// only).
+    #[arg(long, required_unless_present = "count", conflicts_with = "count")]
     pub brute: bool,
-    /// Longest run enumerated.
+    /// Count maximal runs and maximal traces without enumerating them, by dynamic
+    /// programming over the states (acyclic systems only; no events or deadlocks).
+    #[arg(long)]
+    pub count: bool,
+    /// Longest run enumerated (`--brute`).
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub max_depth: usize,
     #[command(flatten)]
@@ -419,6 +424,50 @@ fn report<S: System + ?Sized>(
     })
 }
 
+/// A count too large for a JSON integer is written as a string of digits.
+fn big_count(n: u128) -> Value {
+    u64::try_from(n).map_or_else(|_| Value::String(n.to_string()), Value::from)
+}
+
+/// Counts maximal runs and traces (`check --count`), widening counters that overflow.
+fn count(args: &CheckArgs, guard: &Guard, mut sys: NetSystem) -> Result<Outcome> {
+    guard.phase("counting runs and traces");
+    let limits = guard.limits();
+    let result = loop {
+        match traces::count(&sys, &limits) {
+            Err(traces::CountError::Overflow(overflow)) => match sys.widened() {
+                Some(wider) => sys = wider,
+                None => bail!("{}: {overflow}", args.file.display()),
+            },
+            other => break other,
+        }
+    };
+    guard.phase("writing the report");
+    let c = match &result {
+        Ok(c) => Some(c.clone()),
+        Err(traces::CountError::Stopped(_)) => None,
+        Err(e) => bail!("{}: {e}", args.file.display()),
+    };
+    let mut out = Stats::new();
+    common_head(&mut out, &args.file, "count", c.is_some());
+    if let Some(c) = &c {
+        out.add("runs", "maximal runs", big_count(c.runs));
+        out.add("maximal_configurations", "maximal traces", big_count(c.traces));
+        out.add("states", "reachable states", c.states);
+    }
+    common_tail(&mut out, limits.elapsed().as_secs_f64());
+    let extra: Vec<String> = match &result {
+        Err(traces::CountError::Stopped(s)) => vec![describe_stop(*s)],
+        _ => Vec::new(),
+    };
+    emit(&out, &args.output, &extra)?;
+    Ok(if c.is_some() {
+        Outcome::Clean
+    } else {
+        Outcome::Stopped
+    })
+}
+
 /// Runs the brute-force oracle.
 pub fn check(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let guard = Guard::start(
@@ -429,6 +478,9 @@ pub fn check(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     );
     let (net, _) = read_net(&args.file, &guard)?;
     let mut sys = NetSystem::new(&net);
+    if args.count {
+        return count(args, &guard, sys);
+    }
     guard.phase("enumerating runs");
     let limits = guard.limits();
     let b = loop {

@@ -2,7 +2,7 @@
 //! on random small acyclic nets and on families with analytic counts.
 
 use proptest::prelude::*;
-use unfold::explore::brute;
+use unfold::explore::{brute, traces};
 use unfold::explore::limits::Limits;
 use unfold::explore::reach::reach_net;
 use unfold::explore::udpor::{self, Cache, Pick, UdporOptions, UdporStats};
@@ -59,22 +59,54 @@ fn udpor_run_bits(net: &Net, pick: Pick, bits: u32) -> Option<UdporStats> {
         pick,
         ..UdporOptions::default()
     };
-    udpor::explore(&sys, &opts, &Limits::default(), &mut |_| {}).ok()
+    udpor::explore(&sys, &opts, &case_limits(), &mut |_| {}).ok()
+}
+
+/// Every run of a random case gets a minute: a case that takes longer (each takes
+/// milliseconds) fails with its net instead of hanging the suite.
+fn case_limits() -> Limits {
+    Limits::new(Some(std::time::Duration::from_secs(60)), None)
+}
+
+/// Shrinking stops after two minutes, so a failure is reported promptly even when each run of
+/// the failing case is slow.
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        max_shrink_time: 120_000,
+        ..ProptestConfig::default()
+    }
 }
 
 fn check_against_oracles(net: &Net) -> Result<(), TestCaseError> {
     check_with_bits(net, 8)
 }
 
+/// Most maximal runs the brute force is asked to enumerate: a guard, since weighted nets can
+/// multiply tokens along their places (none of 100 000 nets drawn had more than 2 000 runs).
+const MAX_RUNS: u128 = 20_000;
+
 /// The DPOR against the brute force, both on `bits`-wide counters (with 1 bit, nets that turn
 /// out not to be safe are left out).
 fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     let sys = NetSystem::with_bits(net, bits);
-    let b = brute::enumerate(&sys, 64, &Limits::default());
+    // Counted without enumeration; overflows are the brute force's to report (below).
+    let counted = traces::count(&sys, &case_limits());
+    if let Ok(c) = &counted {
+        prop_assume!(c.runs <= MAX_RUNS, "too many maximal runs");
+    }
+    let b = brute::enumerate(&sys, 64, &case_limits());
     prop_assume!(bits != 1 || b.is_ok());
     let b = b.unwrap();
-    prop_assert!(b.stopped.is_none());
-    let reach = reach_net(net, &Limits::default(), &mut |_| {}).unwrap();
+    prop_assert_eq!(b.stopped, None, "brute force");
+    // The two oracles agree with each other.
+    let counted = counted.map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(
+        (counted.runs, counted.traces),
+        (b.runs as u128, b.traces as u128),
+        "runs and traces counted vs enumerated"
+    );
+    let reach = reach_net(net, &case_limits(), &mut |_| {}).unwrap();
     for pick in [Pick::First, Pick::Last, Pick::Random(7)] {
         let u = udpor_run_bits(net, pick, bits);
         prop_assert!(
@@ -107,7 +139,7 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
             cache: Cache::Off,
             ..UdporOptions::default()
         },
-        &Limits::default(),
+        &case_limits(),
         &mut |_| {},
     );
     prop_assert!(off.is_ok());
@@ -126,7 +158,7 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(250))]
+    #![proptest_config(config(250))]
 
     #[test]
     fn safe_like_nets(net in arb_acyclic_net(1, 1, false)) {

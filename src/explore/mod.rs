@@ -8,4 +8,5 @@ pub mod global;
 pub mod limits;
 pub mod prefix;
 pub mod reach;
+pub mod traces;
 pub mod udpor;

@@ -1,0 +1,299 @@
+//! Counting maximal runs and maximal traces of an acyclic system without enumerating them: a
+//! second brute-force oracle (DESIGN §6.1) for systems whose runs are far too many to list.
+//!
+//! A Mazurkiewicz trace has exactly one representative that is least in the lexicographic
+//! order of words (letters ordered by transition number), and a word is that representative
+//! iff it has no factor `b·u·a` with `a < b` and `a` independent of `b` and of every letter of
+//! `u` (Anisimov and Knuth, 1979). Whether a letter may come next therefore depends only on a
+//! set `F` of forbidden letters, updated on each step `c` as `F' = (F ∩ I(c)) ∪ ({x < c} ∩
+//! I(c))`. Counting maximal traces is counting maximal runs that never fire a forbidden letter,
+//! by dynamic programming over pairs (state, `F`). Like [`brute`](super::brute), it uses only
+//! [`System::enabled`], [`System::fire`] and [`System::dependent`], nothing of the unfolding.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::limits::{Limits, StopReason};
+use crate::system::{Overflow, System, Transition};
+
+/// What the count found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceCount {
+    /// Maximal runs (interleavings), saturated at `u128::MAX`.
+    pub runs: u128,
+    /// Maximal traces (= maximal configurations of the unfolding), saturated at `u128::MAX`.
+    pub traces: u128,
+    /// Reachable states.
+    pub states: u64,
+    /// Pairs (state, forbidden letters) the trace count went through.
+    pub nodes: u64,
+}
+
+/// Why the count could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CountError {
+    /// A state repeats along a run: there are infinitely many runs.
+    #[error("the system has a cycle (a state repeats after {0} steps): its runs are infinite")]
+    Cyclic(usize),
+    /// A counter overflowed while firing.
+    #[error(transparent)]
+    Overflow(#[from] Overflow),
+    /// A limit stopped the count.
+    #[error("{0}")]
+    Stopped(StopReason),
+}
+
+/// A set of transitions as bit words.
+type Letters = Vec<u64>;
+
+fn word_count(transitions: usize) -> usize {
+    transitions.div_ceil(64).max(1)
+}
+
+fn contains(set: &[u64], t: Transition) -> bool {
+    set[t as usize / 64] >> (t % 64) & 1 == 1
+}
+
+/// Counts the maximal runs and maximal traces of `sys`, which must be acyclic.
+pub fn count<S: System + ?Sized>(sys: &S, limits: &Limits) -> Result<TraceCount, CountError> {
+    let n = sys.transition_count();
+    let words = word_count(n);
+    // independent[c]: I(c); after[c]: {x < c} ∩ I(c), the letters c forbids.
+    let mut independent: Vec<Letters> = vec![vec![0; words]; n];
+    let mut forbids: Vec<Letters> = vec![vec![0; words]; n];
+    for c in 0..n {
+        for x in 0..n {
+            if !sys.dependent(c as Transition, x as Transition) {
+                independent[c][x / 64] |= 1 << (x % 64);
+                if x < c {
+                    forbids[c][x / 64] |= 1 << (x % 64);
+                }
+            }
+        }
+    }
+    let mut initial = vec![0u64; sys.state_words()];
+    sys.initial_state(&mut initial);
+    let mut counter = Counter {
+        sys,
+        limits,
+        steps: 0,
+        bytes: 0,
+    };
+    let (runs, states) = counter.runs(&initial)?;
+    let mut key = initial;
+    key.extend(std::iter::repeat_n(0, words));
+    let (traces, nodes) = counter.traces(key, words, &independent, &forbids)?;
+    Ok(TraceCount {
+        runs,
+        traces,
+        states,
+        nodes,
+    })
+}
+
+/// The state of a count: its limits and the memory its tables hold.
+struct Counter<'a, S: System + ?Sized> {
+    sys: &'a S,
+    limits: &'a Limits,
+    steps: u64,
+    bytes: u64,
+}
+
+/// A node of the depth-first search with successors left to add up.
+struct Frame {
+    key: Vec<u64>,
+    successors: Vec<Transition>,
+    next: usize,
+    sum: u128,
+}
+
+impl<S: System + ?Sized> Counter<'_, S> {
+    /// Checks the limits every few thousand steps, and the memory of a table of `entries`
+    /// keys of `key_words` words.
+    fn tick(&mut self, entries: usize, key_words: usize) -> Result<(), CountError> {
+        self.steps += 1;
+        if self.steps.is_multiple_of(4096) {
+            self.limits.check_time().map_err(CountError::Stopped)?;
+            // A key, its count and the table's control byte and spare capacity.
+            let entry = (key_words * 8 + 16 + 24 + 1) as u64;
+            self.bytes = entries as u64 * entry * 2;
+            self.limits
+                .check_memory(self.bytes)
+                .map_err(CountError::Stopped)?;
+        }
+        Ok(())
+    }
+
+    /// Maximal runs from `initial` (paths to states that enable nothing), and the number of
+    /// reachable states.
+    fn runs(&mut self, initial: &[u64]) -> Result<(u128, u64), CountError> {
+        let sys = self.sys;
+        let mut memo: FxHashMap<Vec<u64>, u128> = FxHashMap::default();
+        let mut on_path: FxHashSet<Vec<u64>> = FxHashSet::default();
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut pending = Some(initial.to_vec());
+        loop {
+            if let Some(state) = pending.take() {
+                let result = match memo.get(&state) {
+                    Some(&n) => n,
+                    None => {
+                        if on_path.contains(&state) {
+                            return Err(CountError::Cyclic(stack.len()));
+                        }
+                        self.tick(memo.len(), state.len())?;
+                        let mut successors = Vec::new();
+                        sys.enabled(&state, &mut successors);
+                        if successors.is_empty() {
+                            memo.insert(state, 1);
+                            1
+                        } else {
+                            on_path.insert(state.clone());
+                            stack.push(Frame {
+                                key: state,
+                                successors,
+                                next: 0,
+                                sum: 0,
+                            });
+                            continue;
+                        }
+                    }
+                };
+                // The count of the state just visited goes to its parent.
+                match stack.last_mut() {
+                    Some(top) => top.sum = top.sum.saturating_add(result),
+                    None => return Ok((result, memo.len() as u64)),
+                }
+            }
+            let top = stack.last_mut().expect("a frame to continue");
+            if top.next < top.successors.len() {
+                let t = top.successors[top.next];
+                top.next += 1;
+                let mut next = vec![0u64; top.key.len()];
+                sys.fire(&top.key, t, &mut next)?;
+                pending = Some(next);
+                continue;
+            }
+            let done = stack.pop().expect("a frame to finish");
+            on_path.remove(&done.key);
+            memo.insert(done.key, done.sum);
+            match stack.last_mut() {
+                Some(top) => top.sum = top.sum.saturating_add(done.sum),
+                None => return Ok((done.sum, memo.len() as u64)),
+            }
+        }
+    }
+
+    /// Maximal runs in lexicographic normal form from the node `key` (a state followed by
+    /// `words` words of forbidden letters), and the number of nodes visited.
+    fn traces(
+        &mut self,
+        key: Vec<u64>,
+        words: usize,
+        independent: &[Letters],
+        forbids: &[Letters],
+    ) -> Result<(u128, u64), CountError> {
+        let sys = self.sys;
+        let state_words = key.len() - words;
+        let mut memo: FxHashMap<Vec<u64>, u128> = FxHashMap::default();
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut pending = Some(key);
+        loop {
+            if let Some(key) = pending.take() {
+                let result = match memo.get(&key) {
+                    Some(&n) => n,
+                    None => {
+                        self.tick(memo.len(), key.len())?;
+                        let (state, forbidden) = key.split_at(state_words);
+                        let mut enabled = Vec::new();
+                        sys.enabled(state, &mut enabled);
+                        if enabled.is_empty() {
+                            memo.insert(key, 1);
+                            1
+                        } else {
+                            enabled.retain(|&t| !contains(forbidden, t));
+                            // The runs phase went through every state: no cycle is left.
+                            stack.push(Frame {
+                                key,
+                                successors: enabled,
+                                next: 0,
+                                sum: 0,
+                            });
+                            continue;
+                        }
+                    }
+                };
+                match stack.last_mut() {
+                    Some(top) => top.sum = top.sum.saturating_add(result),
+                    None => return Ok((result, memo.len() as u64)),
+                }
+            }
+            let top = stack.last_mut().expect("a frame to continue");
+            if top.next < top.successors.len() {
+                let c = top.successors[top.next];
+                top.next += 1;
+                let (state, forbidden) = top.key.split_at(state_words);
+                let mut next = vec![0u64; top.key.len()];
+                sys.fire(state, c, &mut next[..state_words])?;
+                let (ind, fb) = (&independent[c as usize], &forbids[c as usize]);
+                for (i, w) in next[state_words..].iter_mut().enumerate() {
+                    *w = (forbidden[i] & ind[i]) | fb[i];
+                }
+                pending = Some(next);
+                continue;
+            }
+            let done = stack.pop().expect("a frame to finish");
+            memo.insert(done.key, done.sum);
+            match stack.last_mut() {
+                Some(top) => top.sum = top.sum.saturating_add(done.sum),
+                None => return Ok((done.sum, memo.len() as u64)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::net::{ArcKind, NetBuilder};
+    use crate::model::net_system::NetSystem;
+
+    /// `n` places, each with two consumers racing for its token.
+    fn racing_pairs(n: usize) -> crate::model::net::Net {
+        let mut b = NetBuilder::new("pairs");
+        for i in 0..n {
+            let p = b.add_place(format!("p{i}"), None, 1).unwrap();
+            for side in ["a", "b"] {
+                let t = b.add_transition(format!("{side}{i}"), None).unwrap();
+                b.add_arc(p, t, ArcKind::Input, 1).unwrap();
+            }
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn racing_pairs_have_two_to_the_n_traces_and_far_more_runs() {
+        for n in 1..=6u32 {
+            let net = racing_pairs(n as usize);
+            let c = count(&NetSystem::new(&net), &Limits::default()).unwrap();
+            assert_eq!(c.traces, 1 << n);
+            // Every choice of winners, in any order of the n places.
+            let factorial: u128 = (1..=n as u128).product();
+            assert_eq!(c.runs, (1u128 << n) * factorial);
+        }
+    }
+
+    #[test]
+    fn a_cycle_is_refused() {
+        let mut b = NetBuilder::new("cycle");
+        let p = b.add_place("p", None, 1).unwrap();
+        let q = b.add_place("q", None, 0).unwrap();
+        let t = b.add_transition("t", None).unwrap();
+        let u = b.add_transition("u", None).unwrap();
+        b.add_arc(p, t, ArcKind::Input, 1).unwrap();
+        b.add_arc(q, t, ArcKind::Output, 1).unwrap();
+        b.add_arc(q, u, ArcKind::Input, 1).unwrap();
+        b.add_arc(p, u, ArcKind::Output, 1).unwrap();
+        let net = b.finish();
+        let err = count(&NetSystem::new(&net), &Limits::default()).unwrap_err();
+        assert!(matches!(err, CountError::Cyclic(_)), "{err}");
+    }
+}
