@@ -209,6 +209,14 @@ struct Explorer<'s, S: System + ?Sized> {
     guards: Vec<Vec<(usize, Resource)>>,
     /// The configuration `C`, in the order its events were added.
     c: Vec<EventId>,
+    /// A number for each position of `C`, given when its event was pushed (never reused):
+    /// equal numbers at position `k` mean the same prefix of `C` up to `k`.
+    push_ids: Vec<u64>,
+    pushes: u64,
+    /// By event id: `(k, push id)` when the event was found in conflict with the prefix of
+    /// `C` of length `k` carrying that push id at position `k - 1` (conflict is inherited by
+    /// every configuration extending it); `(0, 0)` when unknown.
+    conflicts_prefix: Vec<(u32, u64)>,
     in_c: Vec<bool>,
     /// The cone of `C`: the last event on every slot.
     top: Vec<ConeEntry>,
@@ -269,12 +277,20 @@ struct LeastEntry {
     key: Option<Box<ConfigKey>>,
 }
 
-/// The events in immediate conflict with one event, valid while the store's
-/// [`EventStore::siblings_version`] of that event equals `version` (they are all among its
-/// siblings on its slots).
+/// The events in immediate conflict with one event (they are all among its siblings on its
+/// slots), valid while the store's [`EventStore::siblings_removals`] of that event equals
+/// `removals`: siblings are then only appended, and `seen[i]` says how many of those on the
+/// event's `i`-th slot were looked at.
 struct IcfMemo {
-    version: u64,
+    removals: u64,
+    seen: Vec<u32>,
     events: Vec<EventId>,
+}
+
+impl IcfMemo {
+    fn bytes(&self) -> u64 {
+        (self.events.capacity() * 4 + self.seen.capacity() * 4) as u64
+    }
 }
 
 /// One explored event, for pictures of the unfolding.
@@ -383,6 +399,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             dependents,
             guards,
             c: Vec::new(),
+            push_ids: Vec::new(),
+            pushes: 0,
+            conflicts_prefix: Vec::new(),
             in_c: vec![false],
             top,
             undo: Vec::new(),
@@ -705,6 +724,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         self.states.extend_from_slice(&next);
         self.touch(e);
         self.c.push(e);
+        self.pushes += 1;
+        self.push_ids.push(self.pushes);
         *Self::flag(&mut self.in_c, e) = true;
         self.undo_marks.push(self.undo.len());
         for &s in self.store.event_slots(e) {
@@ -751,6 +772,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// Removes the last event of `C`.
     fn pop(&mut self) {
         let e = self.c.pop().expect("C is not empty");
+        self.push_ids.pop();
         self.in_c[e as usize] = false;
         let mark = self.undo_marks.pop().expect("undo mark");
         while self.undo.len() > mark {
@@ -950,6 +972,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         };
         // The id may have belonged to an evicted event.
         self.forget_icf(e);
+        if let Some(x) = self.conflicts_prefix.get_mut(i) {
+            *x = (0, 0);
+        }
         let (lid, new) = self.log.intern(self.store.label(e), &preds);
         self.log_id[i] = lid;
         self.stats.event_creations += 1;
@@ -977,6 +1002,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             + self.least_bytes
             + self.icf_bytes
             + (self.icf_memo.capacity() * std::mem::size_of::<Option<IcfMemo>>()) as u64
+            + (self.conflicts_prefix.capacity() * std::mem::size_of::<(u32, u64)>()) as u64
     }
 
     /// The events `Remove` must keep in `U` now, as flags by store id: `C`, `D`, the events in
@@ -1260,62 +1286,98 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// Drops the memo of `e`'s immediate conflicts.
     fn forget_icf(&mut self, e: EventId) {
         if let Some(m) = self.icf_memo.get_mut(e as usize).and_then(Option::take) {
-            self.icf_bytes -= (m.events.capacity() * 4) as u64;
+            self.icf_bytes -= m.bytes();
         }
     }
 
-    /// Brings the memo of the events of the store in immediate conflict with `d` up to date.
+    /// Brings the memo of the events of the store in immediate conflict with `d` up to date:
+    /// only siblings added since the last call are tested, unless one was removed.
     fn refresh_icf(&mut self, d: EventId) {
-        let version = self.store.siblings_version(d);
+        let removals = self.store.siblings_removals(d);
         let i = d as usize;
         if self.icf_memo.len() <= i {
             self.icf_memo.resize_with(i + 1, || None);
         }
-        if !matches!(&self.icf_memo[i], Some(m) if m.version == version) {
-            self.forget_icf(d);
-            let mut events = Vec::new();
-            for &s in self.store.event_slots(d) {
-                let parent = self.store.parent_on(d, s);
-                events.extend(
-                    self.store
-                        .children_on(parent, s)
-                        .iter()
-                        .filter(|&&c| c != d && self.store.immediate_conflict(d, c)),
-                );
+        let slots = self.store.event_slots(d);
+        let mut memo = match self.icf_memo[i].take() {
+            Some(m) if m.removals == removals => {
+                self.icf_bytes -= m.bytes();
+                m
             }
-            // A sibling on several slots is found once per slot: keep its first place (the
-            // order of the spikes decides which alternative the comb finds first).
-            if self.store.event_slots(d).len() > 1 {
-                let mut keyed: Vec<(EventId, usize)> =
-                    events.iter().enumerate().map(|(i, &c)| (c, i)).collect();
-                keyed.sort_unstable();
-                keyed.dedup_by_key(|x| x.0);
-                keyed.sort_unstable_by_key(|x| x.1);
-                events.clear();
-                events.extend(keyed.into_iter().map(|x| x.0));
+            stale => {
+                if let Some(m) = stale {
+                    self.icf_bytes -= m.bytes();
+                }
+                IcfMemo {
+                    removals,
+                    seen: vec![0; slots.len()],
+                    events: Vec::new(),
+                }
             }
-            events.shrink_to_fit();
-            self.icf_bytes += (events.capacity() * 4) as u64;
-            self.icf_memo[i] = Some(IcfMemo { version, events });
+        };
+        for (k, &s) in slots.iter().enumerate() {
+            let parent = self.store.parent_on(d, s);
+            let siblings = self.store.children_on(parent, s);
+            let new = &siblings[memo.seen[k] as usize..];
+            // An event in immediate conflict with `d` has `d`'s parent on every slot they
+            // share: it is kept from the first of them only.
+            memo.events.extend(new.iter().filter(|&&c| {
+                c != d
+                    && (slots.len() == 1 || self.first_shared_slot(d, c) == Some(s))
+                    && self.store.immediate_conflict(d, c)
+            }));
+            memo.seen[k] = siblings.len() as u32;
         }
+        self.icf_bytes += memo.bytes();
+        self.icf_memo[i] = Some(memo);
     }
 
-    /// The spike of `d`: the events of `U` in immediate conflict with `d`, outside `D`, not
-    /// cutoffs, and compatible with `C` and with the picks made so far.
-    fn spike(&mut self, d: EventId, picks: &[EventId]) -> Vec<EventId> {
-        self.refresh_icf(d);
-        let icf = self.icf_memo[d as usize]
-            .as_ref()
-            .map_or(&[][..], |m| &m.events);
-        icf.iter()
-            .copied()
-            .filter(|&c| {
-                !self.cutoff[c as usize]
-                    && !Self::is_in(&self.in_d, c)
-                    && !self.store.conflicts_with_cone(c, &self.top)
-                    && picks.iter().all(|&p| !self.store.conflict(p, c))
-            })
-            .collect()
+    /// The first slot two events both touch.
+    fn first_shared_slot(&self, a: EventId, b: EventId) -> Option<Slot> {
+        let (sa, sb) = (self.store.event_slots(a), self.store.event_slots(b));
+        let (mut i, mut j) = (0, 0);
+        while i < sa.len() && j < sb.len() {
+            match sa[i].cmp(&sb[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => return Some(sa[i]),
+            }
+        }
+        None
+    }
+
+    /// Whether `c`, in immediate conflict with an event of `D`, belongs to that event's
+    /// spike: not a cutoff, outside `D`, and compatible with `C` and with the picks so far.
+    fn in_spike(&mut self, c: EventId, picks: &[EventId]) -> bool {
+        !self.cutoff[c as usize]
+            && !Self::is_in(&self.in_d, c)
+            && !self.conflicts_with_c(c)
+            && picks.iter().all(|&p| !self.store.conflict(p, c))
+    }
+
+    /// Whether `[c]` conflicts with `C`. Failed alternatives test the same candidates again
+    /// and again as `C` grows: a conflict found with a prefix of `C` is remembered while that
+    /// prefix stays.
+    fn conflicts_with_c(&mut self, c: EventId) -> bool {
+        let i = c as usize;
+        if let Some(&(k, id)) = self.conflicts_prefix.get(i)
+            && k > 0
+            && self.push_ids.get(k as usize - 1) == Some(&id)
+        {
+            return true;
+        }
+        if !self.store.conflicts_with_cone(c, &self.top) {
+            return false;
+        }
+        let k = self.c.len();
+        if k == 0 {
+            return true;
+        }
+        if self.conflicts_prefix.len() <= i {
+            self.conflicts_prefix.resize(i + 1, (0, 0));
+        }
+        self.conflicts_prefix[i] = (k as u32, self.push_ids[k - 1]);
+        true
     }
 
     /// Depth-first search for one pick per unjustified event, the picks pairwise
@@ -1330,7 +1392,20 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         if picks.iter().any(|&p| self.store.immediate_conflict(d, p)) {
             return self.comb(rest, picks);
         }
-        for c in self.spike(d, picks) {
+        // The spike of `d` is walked lazily: the first member that completes the comb ends
+        // the search, and the rest of the spike is never tested against `C`. (The memo of `d`
+        // is not touched below: `unjustified` names each event once.)
+        self.refresh_icf(d);
+        for k in 0.. {
+            let Some(c) = self.icf_memo[d as usize]
+                .as_ref()
+                .and_then(|m| m.events.get(k).copied())
+            else {
+                return false;
+            };
+            if !self.in_spike(c, picks) {
+                continue;
+            }
             picks.push(c);
             if self.comb(rest, picks) {
                 return true;

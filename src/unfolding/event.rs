@@ -109,9 +109,9 @@ pub struct EventStore {
     nodes: Vec<SlotNode>,
     /// Children of every node (same index as `nodes`), for immediate-conflict queries.
     children: Vec<Vec<EventId>>,
-    /// Per node, how often its children list changed (never reset, so that a version once
-    /// seen is never seen again for that node).
-    children_version: Vec<u32>,
+    /// Per node, how often a child was removed from its list (never reset, so that a count
+    /// once seen is never seen again for that node). Children are otherwise only appended.
+    children_removals: Vec<u32>,
     /// Sparse cones: slots whose last event is ⊥ are left out, so a cone costs what the
     /// local configuration touches, not one entry per slot of the system.
     cones: Vec<SparseEntry>,
@@ -172,7 +172,7 @@ impl EventStore {
                 })
                 .collect(),
             children: vec![Vec::new(); n],
-            children_version: vec![0; n],
+            children_removals: vec![0; n],
             cones: Vec::new(),
             states,
             table: HashTable::new(),
@@ -243,7 +243,7 @@ impl EventStore {
             let list = &mut self.children[pidx];
             if let Some(pos) = list.iter().position(|&c| c == e) {
                 list.remove(pos);
-                self.children_version[pidx] = self.children_version[pidx].wrapping_add(1);
+                self.children_removals[pidx] = self.children_removals[pidx].wrapping_add(1);
             }
         }
         let h = key_hash(d.label, self.preds(e));
@@ -409,15 +409,16 @@ impl EventStore {
         }
     }
 
-    /// A number that changes whenever an event is added to or removed from the siblings of
-    /// the (non-⊥) event `e` on its slots (its only possible immediate conflicts): a memo of
-    /// `e`'s immediate conflicts holds while it is unchanged.
-    pub fn siblings_version(&self, e: EventId) -> u64 {
+    /// A number that grows whenever an event is removed from the siblings of the (non-⊥)
+    /// event `e` on its slots (its only possible immediate conflicts). While it stays the
+    /// same, siblings are only ever appended to [`children_on`](Self::children_on) of `e`'s
+    /// parents: a memo of `e`'s immediate conflicts needs only to look at the new ones.
+    pub fn siblings_removals(&self, e: EventId) -> u64 {
         let d = &self.events[e as usize];
         let k = self.slots.of(d.label).len();
         self.nodes[d.node_start as usize..d.node_start as usize + k]
             .iter()
-            .map(|n| u64::from(self.children_version[n.parent_node as usize]))
+            .map(|n| u64::from(self.children_removals[n.parent_node as usize]))
             .sum()
     }
 
@@ -652,7 +653,7 @@ impl EventStore {
                 let start = self.nodes.len() as u32;
                 grow(&mut self.nodes, k);
                 grow(&mut self.children, k);
-                grow(&mut self.children_version, k);
+                grow(&mut self.children_removals, k);
                 for _ in 0..k {
                     self.nodes.push(SlotNode {
                         event: BOTTOM,
@@ -664,7 +665,7 @@ impl EventStore {
                         jump_depth: 0,
                     });
                     self.children.push(Vec::new());
-                    self.children_version.push(0);
+                    self.children_removals.push(0);
                 }
                 start
             }
@@ -686,7 +687,6 @@ impl EventStore {
             let list = &mut self.children[pidx];
             let before = list.capacity();
             list.push(id);
-            self.children_version[pidx] = self.children_version[pidx].wrapping_add(1);
             self.children_bytes += (list.capacity() - before) * 4;
             self.nodes[node_start as usize + i] = SlotNode {
                 event: id,
@@ -783,7 +783,7 @@ impl EventStore {
             + self.preds.capacity() * 4
             + self.nodes.capacity() * size_of::<SlotNode>()
             + self.children.capacity() * size_of::<Vec<EventId>>()
-            + self.children_version.capacity() * 4
+            + self.children_removals.capacity() * 4
             + self.children_bytes
             + self.cones.capacity() * size_of::<SparseEntry>()
             + self
