@@ -14,9 +14,9 @@ use crate::cli::{
     witness_line,
 };
 use crate::cli_guard::Guard;
-use unfold::explore::{brute, traces};
 use unfold::explore::reach::Witness;
 use unfold::explore::udpor::{self, Cache, Pick, UdporOptions};
+use unfold::explore::{brute, traces};
 use unfold::model::net_system::NetSystem;
 use unfold::model::program_system::ProgramSystem;
 use unfold::report::dot::{
@@ -178,6 +178,8 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             CacheArg::Off => Cache::Off,
         },
     };
+    // A picture larger than --dot-limit is refused: its conflicts are not worth finding.
+    let dot_events = args.dot.is_some().then_some(args.dot_limit);
     let progress = Progress::spinner(args.output.quiet);
     let mut on_progress = |p: udpor::UdporProgress| {
         progress.set_message(|| {
@@ -203,7 +205,7 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         guard.phase("exploring");
         let limits = guard.limits();
         let outcome =
-            udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, args.dot.is_some())
+            udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, dot_events)
                 .map_err(|o| anyhow!("{}: {o}", file.display()))?;
         progress.finish();
         guard.phase("writing the report");
@@ -224,8 +226,7 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     guard.phase("exploring");
     let limits = guard.limits();
     let outcome = loop {
-        let r =
-            udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, args.dot.is_some());
+        let r = udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, dot_events);
         match r {
             Ok(outcome) => break outcome,
             Err(overflow) => match sys.widened() {
@@ -374,7 +375,9 @@ fn report<S: System + ?Sized>(
             stats.depth_cut, args.max_depth
         ));
     }
-    if let Some(path) = &args.dot {
+    // A drawing that cannot be made (too large, unwritable) is reported after the statistics,
+    // which are never lost to it.
+    let drawn = |path: &std::path::Path| -> Result<()> {
         let graph = EventGraph {
             caption: format!(
                 "{}: {} maximal configurations, {} events, {} cutoffs, {} deadlocks{}",
@@ -412,9 +415,12 @@ fn report<S: System + ?Sized>(
             std::fs::write(path, text)
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
-    }
+        Ok(())
+    };
+    let drawn = args.dot.as_deref().map_or(Ok(()), drawn);
     let dot_on_stdout = args.dot.as_deref() == Some(std::path::Path::new("-"));
     crate::cli::emit_to(&out, &args.output, &extra, dot_on_stdout)?;
+    drawn?;
     Ok(if stats.deadlocks > 0 && !args.limits.no_fail {
         Outcome::Found
     } else if !complete {
@@ -452,7 +458,11 @@ fn count(args: &CheckArgs, guard: &Guard, mut sys: NetSystem) -> Result<Outcome>
     common_head(&mut out, &args.file, "count", c.is_some());
     if let Some(c) = &c {
         out.add("runs", "maximal runs", big_count(c.runs));
-        out.add("maximal_configurations", "maximal traces", big_count(c.traces));
+        out.add(
+            "maximal_configurations",
+            "maximal traces",
+            big_count(c.traces),
+        );
         out.add("states", "reachable states", c.states);
     }
     common_tail(&mut out, limits.elapsed().as_secs_f64());

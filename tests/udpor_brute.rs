@@ -2,10 +2,10 @@
 //! on random small acyclic nets and on families with analytic counts.
 
 use proptest::prelude::*;
-use unfold::explore::{brute, traces};
 use unfold::explore::limits::Limits;
 use unfold::explore::reach::reach_net;
 use unfold::explore::udpor::{self, Cache, Pick, UdporOptions, UdporStats};
+use unfold::explore::{brute, traces};
 use unfold::model::net::{ArcKind, Net, NetBuilder};
 use unfold::model::net_system::NetSystem;
 

@@ -60,7 +60,7 @@ fn cutoffs_keep_deadlocks_and_reachable_states() {
             };
             let limits = Limits::new(Some(Duration::from_secs(5)), None);
             let outcome =
-                udpor::explore_with_events(&sys, &opts, &limits, &mut |_| {}, true).unwrap();
+                udpor::explore_with_events(&sys, &opts, &limits, &mut |_| {}, Some(0)).unwrap();
             let mut u = outcome.stats;
             let markings = if outcome.events.len() <= 3000 {
                 configuration_states(&sys, &outcome.events, 20_000)

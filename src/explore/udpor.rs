@@ -27,10 +27,18 @@
 //! configuration (McMillan's size order or the total ERV order) is recorded but never enters
 //! `U`: never extended, picked, or part of an alternative.
 //!
-//! Every event ever built stays in the event store, so `U` only grows and `Remove` is the
-//! identity here: keeping more than `Q(C, D, U)` keeps the exploration complete and optimal,
-//! at the price of memory. The memory-bounded garbage set (moving what `Q` does not need out of
-//! `U`, evicting it least recently used first) is not built yet.
+//! `Remove` and the garbage set `G`: the store holds `U` (what `Q(C, D, U)` of the paper needs:
+//! `C`, `D`, the events in immediate conflict with them, the pending alternatives and their
+//! histories) and, beside it, every other event built so far as a cache, so that `Extend` finds
+//! an event again with the same identity instead of rebuilding it. Past three quarters of the
+//! memory limit the cache is evicted least recently used first; with [`Cache::Off`] it is
+//! emptied at every `Remove`. Alternatives are searched among all stored events: any event of
+//! the unfolding makes a valid alternative, and those of `G` only add choices.
+//!
+//! The immediate conflicts of an event (its spike candidates) are memoised and extended as new
+//! siblings appear; a candidate found in conflict with a prefix of `C` is not tested again
+//! while that prefix stays, since failed alternative searches test the same candidates over
+//! and over as `C` grows.
 //!
 //! The enumeration of new extensions keeps the choice of positions on the slot chains of `C`
 //! consistent as it goes, and tests the transition's guard on a resource as soon as the slot
@@ -247,8 +255,9 @@ struct Explorer<'s, S: System + ?Sized> {
     measured_at: u64,
     /// Bytes held by the state table `least`.
     least_bytes: u64,
-    /// Whether immediate conflicts are recorded for pictures (also of evicted events).
-    record_conflicts: bool,
+    /// For pictures: immediate conflicts are recorded (also of evicted events) while there
+    /// are at most this many events.
+    record_conflicts: Option<usize>,
     /// Immediate conflicts of evicted events (log ids, smaller first).
     evicted_conflicts: FxHashSet<(LogId, LogId)>,
     /// `state(C')` for every prefix (flattened, `words` per level).
@@ -325,16 +334,18 @@ pub fn explore<S: System + ?Sized>(
     limits: &Limits,
     progress: &mut dyn FnMut(UdporProgress),
 ) -> Result<UdporStats, Overflow> {
-    Ok(explore_with_events(sys, opts, limits, progress, false)?.stats)
+    Ok(explore_with_events(sys, opts, limits, progress, None)?.stats)
 }
 
-/// Like [`explore`], and also returns the explored events when `with_events`.
+/// Like [`explore`], and also returns the explored events when `with_events` is `Some(n)`; their
+/// immediate conflicts too when there are at most `n` events (a picture's size limit: finding
+/// them costs the square of the number of siblings of an event, too much on large runs).
 pub fn explore_with_events<S: System + ?Sized>(
     sys: &S,
     opts: &UdporOptions,
     limits: &Limits,
     progress: &mut dyn FnMut(UdporProgress),
-    with_events: bool,
+    with_events: Option<usize>,
 ) -> Result<UdporOutcome, Overflow> {
     let mut x = Explorer::new(sys, opts.clone());
     x.limits = limits.clone();
@@ -347,8 +358,8 @@ pub fn explore_with_events<S: System + ?Sized>(
     if opts.record_states {
         x.stats.deadlock_states = Some(std::mem::take(&mut x.deadlock_states));
     }
-    let (events, conflicts) = if with_events {
-        x.explored_events()
+    let (events, conflicts) = if let Some(cap) = with_events {
+        x.explored_events(cap)
     } else {
         (Vec::new(), Vec::new())
     };
@@ -418,7 +429,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             clock: 0,
             measured_at: 0,
             least_bytes: 0,
-            record_conflicts: false,
+            record_conflicts: None,
             evicted_conflicts: FxHashSet::default(),
             states,
             words,
@@ -1097,7 +1108,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     .iter()
                     .map(|&s| self.store.parent_on(e, s)),
             );
-            if self.record_conflicts {
+            if self
+                .record_conflicts
+                .is_some_and(|cap| self.log.len() <= cap + 1)
+            {
                 self.record_conflicts_of(e);
             }
             self.store.remove(e);
@@ -1246,7 +1260,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
 
     /// Every event built (from the log, so evicted ones too) with its causality, cutoff and
     /// conflict information.
-    fn explored_events(&self) -> (Vec<ExploredEvent>, Vec<(EventId, EventId)>) {
+    fn explored_events(&self, cap: usize) -> (Vec<ExploredEvent>, Vec<(EventId, EventId)>) {
         let events = (1..self.log.len() as LogId)
             .map(|e| ExploredEvent {
                 label: self.log.label(e),
@@ -1261,7 +1275,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 corresponding: self.corresponding.get(&e).copied().filter(|&c| c != 0),
                 in_deadlock: self.deadlock_events.contains(&e),
             })
-            .collect();
+            .collect::<Vec<_>>();
+        if events.len() > cap {
+            return (events, Vec::new());
+        }
         // Immediate conflicts are siblings on a shared slot.
         let mut conflicts = self.evicted_conflicts.clone();
         for e in 1..self.store.id_bound() as EventId {
