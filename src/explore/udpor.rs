@@ -1338,29 +1338,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             let new = &siblings[memo.seen[k] as usize..];
             // An event in immediate conflict with `d` has `d`'s parent on every slot they
             // share: it is kept from the first of them only.
-            memo.events.extend(new.iter().filter(|&&c| {
-                c != d
-                    && (slots.len() == 1 || self.first_shared_slot(d, c) == Some(s))
-                    && self.store.immediate_conflict(d, c)
-            }));
+            memo.events.extend(
+                new.iter()
+                    .filter(|&&c| self.store.immediate_conflict_first_on(d, c, s)),
+            );
             memo.seen[k] = siblings.len() as u32;
         }
         self.icf_bytes += memo.bytes();
         self.icf_memo[i] = Some(memo);
-    }
-
-    /// The first slot two events both touch.
-    fn first_shared_slot(&self, a: EventId, b: EventId) -> Option<Slot> {
-        let (sa, sb) = (self.store.event_slots(a), self.store.event_slots(b));
-        let (mut i, mut j) = (0, 0);
-        while i < sa.len() && j < sb.len() {
-            match sa[i].cmp(&sb[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => return Some(sa[i]),
-            }
-        }
-        None
     }
 
     /// Whether `c`, in immediate conflict with an event of `D`, belongs to that event's

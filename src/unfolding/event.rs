@@ -509,6 +509,16 @@ impl EventStore {
     /// both histories compatible, that means: on every slot they share they have the same
     /// parent, and no other slot separates their histories.
     pub fn immediate_conflict(&self, a: EventId, b: EventId) -> bool {
+        self.immediate_conflict_from(a, b, None)
+    }
+
+    /// [`immediate_conflict`](Self::immediate_conflict), and `s` is the first slot `a` and
+    /// `b` share: each pair in immediate conflict is then found once, on one slot's siblings.
+    pub fn immediate_conflict_first_on(&self, a: EventId, b: EventId, s: Slot) -> bool {
+        self.immediate_conflict_from(a, b, Some(s))
+    }
+
+    fn immediate_conflict_from(&self, a: EventId, b: EventId, first: Option<Slot>) -> bool {
         if a == b || a == BOTTOM || b == BOTTOM {
             return false;
         }
@@ -520,6 +530,9 @@ impl EventStore {
                 std::cmp::Ordering::Less => i += 1,
                 std::cmp::Ordering::Greater => j += 1,
                 std::cmp::Ordering::Equal => {
+                    if !shared && first.is_some_and(|f| f != sa[i]) {
+                        return false;
+                    }
                     // The i-th node of an event is its node on the i-th slot of its label.
                     let pa = self.nodes[self.events[a as usize].node_start as usize + i].parent;
                     let pb = self.nodes[self.events[b as usize].node_start as usize + j].parent;
