@@ -3,6 +3,8 @@
 //! deadlocks and assertion failures), and the unfolding DPOR (naive handlers) against the
 //! Mazurkiewicz brute force on the same programs; without handlers both DPORs agree.
 
+mod common;
+
 use std::path::Path;
 
 use proptest::prelude::*;
@@ -308,7 +310,7 @@ fn system(text: &str) -> Result<ProgramSystem, TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(320))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(320)))]
 
     /// Event-DPOR explores one execution per happens-before class, none blocked; the
     /// unfolding DPOR explores one maximal configuration per Mazurkiewicz trace with the
@@ -328,7 +330,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(48)))]
 
     /// With no budget for completing wakeup sequences, every one is parked and explored
     /// freely: some executions may be blocked, but no class is missed or counted twice.
@@ -347,7 +349,7 @@ proptest! {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("EDPOR_LARGER_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(100)
+        std::env::var("EDPOR_LARGER_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(common::cases(100))
     ))]
 
     /// Larger programs (up to 9 thread statements, 9 message statements): Event-DPOR
@@ -448,7 +450,7 @@ fn handler_programs() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(64)))]
 
     /// Programs where messages mostly race with messages: Event-DPOR against the brute force
     /// (programs the brute force cannot enumerate in a second are skipped).

@@ -75,3 +75,14 @@ pub fn info_rejects(name: &str, content: &[u8], line: usize, col: usize, words: 
         assert!(stderr.contains(w), "no '{w}' in: {stderr}");
     }
 }
+
+/// The number of random cases of a heavy property test: all of them in release builds (the
+/// README's test command, CI), an eighth in debug builds, where each case is about ten times
+/// slower, so that `cargo test` stays within minutes.
+pub fn cases(release: u32) -> u32 {
+    if cfg!(debug_assertions) {
+        (release / 8).max(8)
+    } else {
+        release
+    }
+}
