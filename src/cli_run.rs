@@ -465,11 +465,18 @@ fn count(args: &CheckArgs, guard: &Guard, mut sys: NetSystem) -> Result<Outcome>
         );
         out.add("states", "reachable states", c.states);
     }
-    common_tail(&mut out, limits.elapsed().as_secs_f64());
-    let extra: Vec<String> = match &result {
-        Err(traces::CountError::Stopped(s)) => vec![describe_stop(*s)],
-        _ => Vec::new(),
+    let stopped = match &result {
+        Err(traces::CountError::Stopped(s)) => Some(*s),
+        _ => None,
     };
+    out.add_json(
+        "stopped",
+        stopped.map_or(Value::Null, |s| {
+            serde_json::to_value(s).unwrap_or(Value::Null)
+        }),
+    );
+    common_tail(&mut out, limits.elapsed().as_secs_f64());
+    let extra: Vec<String> = stopped.map(describe_stop).into_iter().collect();
     emit(&out, &args.output, &extra)?;
     Ok(if c.is_some() {
         Outcome::Clean

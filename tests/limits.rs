@@ -364,6 +364,13 @@ fn timeout_check() {
 }
 
 #[test]
+fn timeout_check_count() {
+    // Far too many states for the count to finish: it stops at the limit, incomplete.
+    let dir = tempfile::tempdir().unwrap();
+    stops_at_timeout(&["check", "--count"], &tree_file(dir.path(), false));
+}
+
+#[test]
 fn timeout_edpor() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), "busy.tsys", &busy_program(8));
@@ -484,6 +491,12 @@ fn mem_limit_check() {
     let dir = tempfile::tempdir().unwrap();
     let (_, j) = stops_below_memory(&["check", "--brute"], &tree_file(dir.path(), false), 32);
     assert!(j["events"].as_u64().unwrap() > 1000, "{j}");
+}
+
+#[test]
+fn mem_limit_check_count() {
+    let dir = tempfile::tempdir().unwrap();
+    stops_below_memory(&["check", "--count"], &tree_file(dir.path(), false), 32);
 }
 
 #[test]

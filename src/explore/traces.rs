@@ -57,10 +57,15 @@ fn contains(set: &[u64], t: Transition) -> bool {
 pub fn count<S: System + ?Sized>(sys: &S, limits: &Limits) -> Result<TraceCount, CountError> {
     let n = sys.transition_count();
     let words = word_count(n);
-    // independent[c]: I(c); after[c]: {x < c} ∩ I(c), the letters c forbids.
+    // Two n × n bit matrices: see that they fit before building them.
+    limits
+        .check_memory((2 * n * words * 8) as u64)
+        .map_err(CountError::Stopped)?;
+    // independent[c]: I(c); forbids[c]: {x < c} ∩ I(c), the letters that may not follow c.
     let mut independent: Vec<Letters> = vec![vec![0; words]; n];
     let mut forbids: Vec<Letters> = vec![vec![0; words]; n];
     for c in 0..n {
+        limits.check_time().map_err(CountError::Stopped)?;
         for x in 0..n {
             if !sys.dependent(c as Transition, x as Transition) {
                 independent[c][x / 64] |= 1 << (x % 64);
@@ -76,7 +81,6 @@ pub fn count<S: System + ?Sized>(sys: &S, limits: &Limits) -> Result<TraceCount,
         sys,
         limits,
         steps: 0,
-        bytes: 0,
     };
     let (runs, states) = counter.runs(&initial)?;
     let mut key = initial;
@@ -90,12 +94,11 @@ pub fn count<S: System + ?Sized>(sys: &S, limits: &Limits) -> Result<TraceCount,
     })
 }
 
-/// The state of a count: its limits and the memory its tables hold.
+/// The state of a count: the system, its limits and the steps taken.
 struct Counter<'a, S: System + ?Sized> {
     sys: &'a S,
     limits: &'a Limits,
     steps: u64,
-    bytes: u64,
 }
 
 /// A node of the depth-first search with successors left to add up.
@@ -115,9 +118,8 @@ impl<S: System + ?Sized> Counter<'_, S> {
             self.limits.check_time().map_err(CountError::Stopped)?;
             // A key, its count and the table's control byte and spare capacity.
             let entry = (key_words * 8 + 16 + 24 + 1) as u64;
-            self.bytes = entries as u64 * entry * 2;
             self.limits
-                .check_memory(self.bytes)
+                .check_memory(entries as u64 * entry * 2)
                 .map_err(CountError::Stopped)?;
         }
         Ok(())
