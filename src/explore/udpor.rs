@@ -273,7 +273,7 @@ struct Explorer<'s, S: System + ?Sized> {
     deadlock_states: FxHashSet<Vec<u64>>,
     /// Memoised immediate conflicts, by event id (alternatives ask for the same ones at
     /// every frame).
-    icf_memo: Vec<Option<IcfMemo>>,
+    icf_memo: Vec<Option<Box<IcfMemo>>>,
     /// Bytes held by `icf_memo`'s lists.
     icf_bytes: u64,
     stats: UdporStats,
@@ -298,8 +298,27 @@ struct IcfMemo {
 
 impl IcfMemo {
     fn bytes(&self) -> u64 {
-        (self.events.capacity() * 4 + self.seen.capacity() * 4) as u64
+        (std::mem::size_of::<IcfMemo>() + self.events.capacity() * 4 + self.seen.capacity() * 4)
+            as u64
     }
+}
+
+/// Extends a table indexed by event id to `len` entries, growing its room by an eighth at a
+/// time rather than doubling it: under a memory limit a doubling of a large table is a jump
+/// the explorer's periodic measure may not see coming.
+fn extend_to<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
+    extend_with(v, len, || fill.clone());
+}
+
+/// [`extend_to`] with new entries made by `fill`.
+fn extend_with<T>(v: &mut Vec<T>, len: usize, fill: impl FnMut() -> T) {
+    if v.len() >= len {
+        return;
+    }
+    if len > v.capacity() {
+        v.reserve_exact((len - v.len()).max(v.len() / 8).max(256));
+    }
+    v.resize_with(len, fill);
 }
 
 /// One explored event, for pictures of the unfolding.
@@ -483,9 +502,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     }
 
     fn flag(v: &mut Vec<bool>, e: EventId) -> &mut bool {
-        if v.len() <= e as usize {
-            v.resize(e as usize + 1, false);
-        }
+        extend_to(v, e as usize + 1, false);
         &mut v[e as usize]
     }
 
@@ -967,9 +984,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn built(&mut self, e: EventId) {
         let i = e as usize;
         if self.log_id.len() <= i {
-            self.log_id.resize(i + 1, 0);
-            self.last_use.resize(i + 1, 0);
-            self.cutoff.resize(i + 1, false);
+            extend_to(&mut self.log_id, i + 1, 0);
+            extend_to(&mut self.last_use, i + 1, 0);
+            extend_to(&mut self.cutoff, i + 1, false);
         }
         let preds: Vec<LogId> = {
             let mut v: Vec<LogId> = self
@@ -1012,7 +1029,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             + self.log.bytes()
             + self.least_bytes
             + self.icf_bytes
-            + (self.icf_memo.capacity() * std::mem::size_of::<Option<IcfMemo>>()) as u64
+            + (self.icf_memo.capacity() * 8) as u64
             + (self.conflicts_prefix.capacity() * std::mem::size_of::<(u32, u64)>()) as u64
     }
 
@@ -1312,9 +1329,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn refresh_icf(&mut self, d: EventId) {
         let removals = self.store.siblings_removals(d);
         let i = d as usize;
-        if self.icf_memo.len() <= i {
-            self.icf_memo.resize_with(i + 1, || None);
-        }
+        extend_with(&mut self.icf_memo, i + 1, || None);
         let slots = self.store.event_slots(d);
         let mut memo = match self.icf_memo[i].take() {
             Some(m) if m.removals == removals => {
@@ -1325,11 +1340,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 if let Some(m) = stale {
                     self.icf_bytes -= m.bytes();
                 }
-                IcfMemo {
+                Box::new(IcfMemo {
                     removals,
                     seen: vec![0; slots.len()],
                     events: Vec::new(),
-                }
+                })
             }
         };
         for (k, &s) in slots.iter().enumerate() {
@@ -1375,9 +1390,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         if k == 0 {
             return true;
         }
-        if self.conflicts_prefix.len() <= i {
-            self.conflicts_prefix.resize(i + 1, (0, 0));
-        }
+        extend_to(&mut self.conflicts_prefix, i + 1, (0, 0));
         self.conflicts_prefix[i] = (k as u32, self.push_ids[k - 1]);
         true
     }
