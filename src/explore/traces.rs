@@ -104,8 +104,7 @@ struct Counter<'a, S: System + ?Sized> {
 /// A node of the depth-first search with successors left to add up.
 struct Frame {
     key: Vec<u64>,
-    successors: Vec<Transition>,
-    next: usize,
+    successors: Vec<Vec<u64>>,
     sum: u128,
 }
 
@@ -126,62 +125,23 @@ impl<S: System + ?Sized> Counter<'_, S> {
     }
 
     /// Maximal runs from `initial` (paths to states that enable nothing), and the number of
-    /// reachable states.
+    /// reachable states; a state repeating along a run is an error.
     fn runs(&mut self, initial: &[u64]) -> Result<(u128, u64), CountError> {
         let sys = self.sys;
-        let mut memo: FxHashMap<Vec<u64>, u128> = FxHashMap::default();
-        let mut on_path: FxHashSet<Vec<u64>> = FxHashSet::default();
-        let mut stack: Vec<Frame> = Vec::new();
-        let mut pending = Some(initial.to_vec());
-        loop {
-            if let Some(state) = pending.take() {
-                let result = match memo.get(&state) {
-                    Some(&n) => n,
-                    None => {
-                        if on_path.contains(&state) {
-                            return Err(CountError::Cyclic(stack.len()));
-                        }
-                        self.tick(memo.len(), state.len())?;
-                        let mut successors = Vec::new();
-                        sys.enabled(&state, &mut successors);
-                        if successors.is_empty() {
-                            memo.insert(state, 1);
-                            1
-                        } else {
-                            on_path.insert(state.clone());
-                            stack.push(Frame {
-                                key: state,
-                                successors,
-                                next: 0,
-                                sum: 0,
-                            });
-                            continue;
-                        }
-                    }
-                };
-                // The count of the state just visited goes to its parent.
-                match stack.last_mut() {
-                    Some(top) => top.sum = top.sum.saturating_add(result),
-                    None => return Ok((result, memo.len() as u64)),
-                }
+        self.paths(initial.to_vec(), true, |state| {
+            let mut enabled = Vec::new();
+            sys.enabled(state, &mut enabled);
+            if enabled.is_empty() {
+                return Ok(None);
             }
-            let top = stack.last_mut().expect("a frame to continue");
-            if top.next < top.successors.len() {
-                let t = top.successors[top.next];
-                top.next += 1;
-                let mut next = vec![0u64; top.key.len()];
-                sys.fire(&top.key, t, &mut next)?;
-                pending = Some(next);
-                continue;
+            let mut next = Vec::with_capacity(enabled.len());
+            for t in enabled {
+                let mut after = vec![0u64; state.len()];
+                sys.fire(state, t, &mut after)?;
+                next.push(after);
             }
-            let done = stack.pop().expect("a frame to finish");
-            on_path.remove(&done.key);
-            memo.insert(done.key, done.sum);
-            match stack.last_mut() {
-                Some(top) => top.sum = top.sum.saturating_add(done.sum),
-                None => return Ok((done.sum, memo.len() as u64)),
-            }
-        }
+            Ok(Some(next))
+        })
     }
 
     /// Maximal runs in lexicographic normal form from the node `key` (a state followed by
@@ -195,58 +155,86 @@ impl<S: System + ?Sized> Counter<'_, S> {
     ) -> Result<(u128, u64), CountError> {
         let sys = self.sys;
         let state_words = key.len() - words;
-        let mut memo: FxHashMap<Vec<u64>, u128> = FxHashMap::default();
-        let mut stack: Vec<Frame> = Vec::new();
-        let mut pending = Some(key);
-        loop {
-            if let Some(key) = pending.take() {
-                let result = match memo.get(&key) {
-                    Some(&n) => n,
-                    None => {
-                        self.tick(memo.len(), key.len())?;
-                        let (state, forbidden) = key.split_at(state_words);
-                        let mut enabled = Vec::new();
-                        sys.enabled(state, &mut enabled);
-                        if enabled.is_empty() {
-                            memo.insert(key, 1);
-                            1
-                        } else {
-                            enabled.retain(|&t| !contains(forbidden, t));
-                            // The runs phase went through every state: no cycle is left.
-                            stack.push(Frame {
-                                key,
-                                successors: enabled,
-                                next: 0,
-                                sum: 0,
-                            });
-                            continue;
-                        }
-                    }
-                };
-                match stack.last_mut() {
-                    Some(top) => top.sum = top.sum.saturating_add(result),
-                    None => return Ok((result, memo.len() as u64)),
-                }
+        // The runs phase went through every state: no cycle is left to find.
+        self.paths(key, false, |key| {
+            let (state, forbidden) = key.split_at(state_words);
+            let mut enabled = Vec::new();
+            sys.enabled(state, &mut enabled);
+            if enabled.is_empty() {
+                return Ok(None);
             }
-            let top = stack.last_mut().expect("a frame to continue");
-            if top.next < top.successors.len() {
-                let c = top.successors[top.next];
-                top.next += 1;
-                let (state, forbidden) = top.key.split_at(state_words);
-                let mut next = vec![0u64; top.key.len()];
-                sys.fire(state, c, &mut next[..state_words])?;
+            let mut next = Vec::with_capacity(enabled.len());
+            for c in enabled.into_iter().filter(|&t| !contains(forbidden, t)) {
+                let mut after = vec![0u64; key.len()];
+                sys.fire(state, c, &mut after[..state_words])?;
                 let (ind, fb) = (&independent[c as usize], &forbids[c as usize]);
-                for (i, w) in next[state_words..].iter_mut().enumerate() {
+                for (i, w) in after[state_words..].iter_mut().enumerate() {
                     *w = (forbidden[i] & ind[i]) | fb[i];
                 }
-                pending = Some(next);
-                continue;
+                next.push(after);
             }
-            let done = stack.pop().expect("a frame to finish");
-            memo.insert(done.key, done.sum);
+            Ok(Some(next))
+        })
+    }
+
+    /// Counts the paths from `root` to the nodes that `expand` calls maximal (`None`) in the
+    /// acyclic graph it describes, memoised by node, on an explicit stack; returns the count
+    /// and the number of nodes. With `find_cycles`, a node repeating along a path is an error.
+    fn paths(
+        &mut self,
+        root: Vec<u64>,
+        find_cycles: bool,
+        mut expand: impl FnMut(&[u64]) -> Result<Option<Vec<Vec<u64>>>, Overflow>,
+    ) -> Result<(u128, u64), CountError> {
+        let mut memo: FxHashMap<Vec<u64>, u128> = FxHashMap::default();
+        let mut on_path: FxHashSet<Vec<u64>> = FxHashSet::default();
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut pending = Some(root);
+        loop {
+            // The count of the node just finished (visited, or popped) goes to its parent.
+            let finished = if let Some(key) = pending.take() {
+                match memo.get(&key) {
+                    Some(&n) => n,
+                    None => {
+                        if find_cycles && on_path.contains(&key) {
+                            return Err(CountError::Cyclic(stack.len()));
+                        }
+                        self.tick(memo.len(), key.len())?;
+                        match expand(&key)? {
+                            None => {
+                                memo.insert(key, 1);
+                                1
+                            }
+                            Some(successors) => {
+                                if find_cycles {
+                                    on_path.insert(key.clone());
+                                }
+                                stack.push(Frame {
+                                    key,
+                                    successors,
+                                    sum: 0,
+                                });
+                                continue;
+                            }
+                        }
+                    }
+                }
+            } else {
+                let top = stack.last_mut().expect("a frame to continue");
+                if let Some(next) = top.successors.pop() {
+                    pending = Some(next);
+                    continue;
+                }
+                let done = stack.pop().expect("a frame to finish");
+                if find_cycles {
+                    on_path.remove(&done.key);
+                }
+                memo.insert(done.key, done.sum);
+                done.sum
+            };
             match stack.last_mut() {
-                Some(top) => top.sum = top.sum.saturating_add(done.sum),
-                None => return Ok((done.sum, memo.len() as u64)),
+                Some(top) => top.sum = top.sum.saturating_add(finished),
+                None => return Ok((finished, memo.len() as u64)),
             }
         }
     }
