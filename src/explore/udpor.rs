@@ -49,7 +49,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::limits::{Limits, StopReason};
 use crate::system::{Access, Overflow, Resource, System, Transition};
-use crate::unfolding::event::{BOTTOM, ConeEntry, EventId, EventStore};
+use crate::unfolding::event::{BOTTOM, ChildCursor, ConeEntry, EventId, EventStore};
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{ConfigKey, Order};
 use crate::unfolding::slots::Slot;
@@ -288,11 +288,11 @@ struct LeastEntry {
 
 /// The events in immediate conflict with one event (they are all among its siblings on its
 /// slots), valid while the store's [`EventStore::siblings_removals`] of that event equals
-/// `removals`: siblings are then only appended, and `seen[i]` says how many of those on the
-/// event's `i`-th slot were looked at.
+/// `removals`: siblings are then only appended, and `seen[i]` is the last of those on the
+/// event's `i`-th slot that was looked at.
 struct IcfMemo {
     removals: u64,
-    seen: Vec<u32>,
+    seen: Vec<ChildCursor>,
     events: Vec<EventId>,
 }
 
@@ -586,6 +586,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             e: BOTTOM,
         }];
         let mut steps: u64 = 0;
+        let mut next_sample: u64 = 0;
         while !frames.is_empty() {
             steps += 1;
             // Memory is measured every 256 steps, and whenever the store grew by a 64th of
@@ -606,8 +607,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     events: self.log.len() as u64 - 1,
                     depth: self.c.len(),
                 });
-                if steps.is_multiple_of(8192) {
+                // A sample walks the whole store: at most one per step per stored event, so
+                // that sampling stays a small share of a long run.
+                if steps.is_multiple_of(8192) && steps >= next_sample {
                     self.sample_u_and_g(&frames);
+                    next_sample = steps + self.store.id_bound() as u64;
                 }
                 if let Err(r) = limits.check_time() {
                     self.stats.stopped = Some(r);
@@ -1053,7 +1057,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         for &y in self.c.iter().chain(&self.d) {
             for &s in self.store.event_slots(y) {
                 let parent = self.store.parent_on(y, s);
-                stack.extend_from_slice(self.store.children_on(parent, s));
+                stack.extend(self.store.children_on(parent, s));
             }
         }
         keep[BOTTOM as usize] = true;
@@ -1154,7 +1158,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn record_conflicts_of(&mut self, e: EventId) {
         for &s in self.store.event_slots(e) {
             let parent = self.store.parent_on(e, s);
-            for &c in self.store.children_on(parent, s) {
+            for c in self.store.children_on(parent, s) {
                 if c != e && self.store.immediate_conflict(e, c) {
                     let (a, b) = (self.log_id[e as usize], self.log_id[c as usize]);
                     self.evicted_conflicts.insert((a.min(b), a.max(b)));
@@ -1304,7 +1308,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             }
             for &s in self.store.event_slots(e) {
                 let parent = self.store.parent_on(e, s);
-                for &c in self.store.children_on(parent, s) {
+                for c in self.store.children_on(parent, s) {
                     if c != e && self.store.immediate_conflict(e, c) {
                         let (a, b) = (self.log_id[e as usize], self.log_id[c as usize]);
                         conflicts.insert((a.min(b), a.max(b)));
@@ -1342,22 +1346,19 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
                 Box::new(IcfMemo {
                     removals,
-                    seen: vec![0; slots.len()],
+                    seen: vec![ChildCursor::START; slots.len()],
                     events: Vec::new(),
                 })
             }
         };
         for (k, &s) in slots.iter().enumerate() {
             let parent = self.store.parent_on(d, s);
-            let siblings = self.store.children_on(parent, s);
-            let new = &siblings[memo.seen[k] as usize..];
+            let new = self.store.children_after(parent, s, memo.seen[k]);
             // An event in immediate conflict with `d` has `d`'s parent on every slot they
             // share: it is kept from the first of them only.
-            memo.events.extend(
-                new.iter()
-                    .filter(|&&c| self.store.immediate_conflict_first_on(d, c, s)),
-            );
-            memo.seen[k] = siblings.len() as u32;
+            memo.events
+                .extend(new.filter(|&c| self.store.immediate_conflict_first_on(d, c, s)));
+            memo.seen[k] = self.store.last_child_on(parent, s);
         }
         self.icf_bytes += memo.bytes();
         self.icf_memo[i] = Some(memo);

@@ -69,19 +69,72 @@ pub struct SparseEntry {
     node: u32,
 }
 
+/// No node (an empty child list, the end of a sibling list).
+const NO_NODE: u32 = u32::MAX;
+
 /// A node of a slot tree.
 #[derive(Clone, Copy, Debug)]
 struct SlotNode {
     /// The event this node belongs to.
     event: EventId,
-    parent: EventId,
-    jump: EventId,
     depth: u32,
     /// Indexes in `nodes` of the parent's and the jump target's nodes on the same slot, and the
     /// jump target's depth: ancestor queries then walk the tree without looking slots up.
     parent_node: u32,
     jump_node: u32,
     jump_depth: u32,
+    /// The children of this node, in the order they were added, as a list threaded through
+    /// the nodes: a node costs no allocation of its own, however many children it gets.
+    first_child: u32,
+    last_child: u32,
+    next_sibling: u32,
+}
+
+impl SlotNode {
+    /// ⊥'s node on slot `s` (node `s`): its own parent and jump target.
+    fn bottom(s: Slot) -> SlotNode {
+        SlotNode {
+            event: BOTTOM,
+            depth: 0,
+            parent_node: s,
+            jump_node: s,
+            jump_depth: 0,
+            first_child: NO_NODE,
+            last_child: NO_NODE,
+            next_sibling: NO_NODE,
+        }
+    }
+}
+
+/// The children of a node, in the order they were added (see [`EventStore::children_on`]).
+pub struct Children<'a> {
+    nodes: &'a [SlotNode],
+    next: u32,
+}
+
+impl Iterator for Children<'_> {
+    type Item = EventId;
+
+    #[inline]
+    fn next(&mut self) -> Option<EventId> {
+        if self.next == NO_NODE {
+            return None;
+        }
+        let node = &self.nodes[self.next as usize];
+        self.next = node.next_sibling;
+        Some(node.event)
+    }
+}
+
+/// A place in a list of children, to come back to later and see only the children added since
+/// (see [`EventStore::children_after`]). It stays valid while no child is removed from that
+/// list ([`EventStore::siblings_removals`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChildCursor(u32);
+
+impl ChildCursor {
+    /// Before the first child.
+    pub const START: ChildCursor = ChildCursor(NO_NODE);
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -95,7 +148,9 @@ struct EventData {
     node_start: u32,
     /// Foata level: 1 + the largest level of a predecessor (⊥ is at level 0).
     level: u32,
-    /// The event's cone in `cones`: its entries other than ⊥, sorted by slot.
+    /// The event's cone: its entries other than ⊥, sorted by slot, at `cone_start` in
+    /// `cones`; or, when `cone_len` is [`DENSE`], one node per slot at `cone_start` in
+    /// `dense_cones`.
     cone_start: u32,
     cone_len: u32,
 }
@@ -107,31 +162,33 @@ pub struct EventStore {
     events: Vec<EventData>,
     preds: Vec<EventId>,
     nodes: Vec<SlotNode>,
-    /// Children of every node (same index as `nodes`), for immediate-conflict queries.
-    children: Vec<Vec<EventId>>,
     /// Per node, how often a child was removed from its list (never reset, so that a count
     /// once seen is never seen again for that node). Children are otherwise only appended.
     children_removals: Vec<u32>,
     /// Sparse cones: slots whose last event is ⊥ are left out, so a cone costs what the
     /// local configuration touches, not one entry per slot of the system.
     cones: Vec<SparseEntry>,
+    /// Dense cones, one block of one node per slot each: a cone naming at least half of the
+    /// slots is smaller so (4 bytes a slot against 8 an entry), and read without a search.
+    dense_cones: Vec<u32>,
+    /// Freed blocks of `dense_cones`.
+    free_dense: Vec<u32>,
     states: Vec<u64>,
     table: HashTable<EventId>,
     /// Ids of removed events, for reuse.
     free_ids: Vec<EventId>,
     /// Freed runs of `preds`, by length.
     free_preds: FxHashMap<u32, Vec<u32>>,
-    /// Freed runs of `nodes` (and `children`), by length.
+    /// Freed runs of `nodes`, by length.
     free_nodes: FxHashMap<u32, Vec<u32>>,
     /// Freed runs of `cones`, by capacity ([`cone_capacity`]: cones have every length, runs
     /// are rounded up to a few sizes so that freed ones can be reused).
     free_cones: FxHashMap<u32, Vec<u32>>,
     /// Events stored, ⊥ excluded.
     live: usize,
-    /// Bytes held by the `children` lists, kept up to date so that `bytes` is O(1).
-    children_bytes: usize,
     /// Scratch cones for the merges of insertions.
     merge_scratch: [Vec<SparseEntry>; 3],
+    dense_scratch: Vec<u32>,
     // Scratch space for history walks.
     stamp: Vec<u32>,
     epoch: u32,
@@ -160,20 +217,11 @@ impl EventStore {
             }],
             preds: Vec::new(),
             // ⊥'s node on slot s is node s, its own parent.
-            nodes: (0..n as u32)
-                .map(|s| SlotNode {
-                    event: BOTTOM,
-                    parent: BOTTOM,
-                    jump: BOTTOM,
-                    depth: 0,
-                    parent_node: s,
-                    jump_node: s,
-                    jump_depth: 0,
-                })
-                .collect(),
-            children: vec![Vec::new(); n],
+            nodes: (0..n as u32).map(SlotNode::bottom).collect(),
             children_removals: vec![0; n],
             cones: Vec::new(),
+            dense_cones: Vec::new(),
+            free_dense: Vec::new(),
             states,
             table: HashTable::new(),
             free_ids: Vec::new(),
@@ -181,8 +229,8 @@ impl EventStore {
             free_nodes: FxHashMap::default(),
             free_cones: FxHashMap::default(),
             live: 0,
-            children_bytes: 0,
             merge_scratch: Default::default(),
+            dense_scratch: Vec::new(),
             stamp: vec![0],
             epoch: 0,
             scratch: Vec::new(),
@@ -226,9 +274,9 @@ impl EventStore {
     pub fn is_leaf(&self, e: EventId) -> bool {
         let d = &self.events[e as usize];
         let k = self.slots.of(d.label).len();
-        self.children[d.node_start as usize..d.node_start as usize + k]
+        self.nodes[d.node_start as usize..d.node_start as usize + k]
             .iter()
-            .all(Vec::is_empty)
+            .all(|n| n.first_child == NO_NODE)
     }
 
     /// Removes the leaf `e` (not ⊥): its id and storage will be reused.
@@ -237,14 +285,10 @@ impl EventStore {
         let d = self.events[e as usize];
         let k = self.slots.of(d.label).len();
         for i in 0..k {
-            let s = self.slots.of(d.label)[i];
-            let parent = self.nodes[d.node_start as usize + i].parent;
-            let pidx = self.node_index(parent, s);
-            let list = &mut self.children[pidx];
-            if let Some(pos) = list.iter().position(|&c| c == e) {
-                list.remove(pos);
-                self.children_removals[pidx] = self.children_removals[pidx].wrapping_add(1);
-            }
+            let me = d.node_start + i as u32;
+            let pidx = self.nodes[me as usize].parent_node as usize;
+            self.unlink_child(pidx, me);
+            self.children_removals[pidx] = self.children_removals[pidx].wrapping_add(1);
         }
         let h = key_hash(d.label, self.preds(e));
         if let Ok(entry) = self.table.find_entry(h, |&x| x == e) {
@@ -258,13 +302,37 @@ impl EventStore {
             .entry(k as u32)
             .or_default()
             .push(d.node_start);
-        self.free_cones
-            .entry(cone_capacity(d.cone_len))
-            .or_default()
-            .push(d.cone_start);
+        if d.cone_len == DENSE {
+            self.free_dense.push(d.cone_start);
+        } else {
+            self.free_cones
+                .entry(cone_capacity(d.cone_len))
+                .or_default()
+                .push(d.cone_start);
+        }
         self.events[e as usize].label = FREE_LABEL;
         self.free_ids.push(e);
         self.live -= 1;
+    }
+
+    /// Takes the node `child` out of the child list of the node `parent`.
+    fn unlink_child(&mut self, parent: usize, child: u32) {
+        let next = self.nodes[child as usize].next_sibling;
+        let mut prev = NO_NODE;
+        let mut at = self.nodes[parent].first_child;
+        while at != child {
+            debug_assert!(at != NO_NODE, "the child is in its parent's list");
+            prev = at;
+            at = self.nodes[at as usize].next_sibling;
+        }
+        if prev == NO_NODE {
+            self.nodes[parent].first_child = next;
+        } else {
+            self.nodes[prev as usize].next_sibling = next;
+        }
+        if self.nodes[parent].last_child == child {
+            self.nodes[parent].last_child = prev;
+        }
     }
 
     /// The label of a (non-⊥) event.
@@ -332,7 +400,8 @@ impl EventStore {
     /// `e`'s parent on slot `s`: the last event on `s` in its history.
     #[inline]
     pub fn parent_on(&self, e: EventId, s: Slot) -> EventId {
-        self.nodes[self.node_index(e, s)].parent
+        let parent = self.nodes[self.node_index(e, s)].parent_node;
+        self.nodes[parent as usize].event
     }
 
     /// `e`'s depth on slot `s`.
@@ -344,25 +413,36 @@ impl EventStore {
     /// The cone of `e`: the last event of `[e]` on every slot where that is not ⊥, sorted by
     /// slot.
     #[inline]
-    pub fn cone(&self, e: EventId) -> &[SparseEntry] {
+    fn cone(&self, e: EventId) -> Cone<'_> {
         let d = &self.events[e as usize];
-        &self.cones[d.cone_start as usize..(d.cone_start + d.cone_len) as usize]
+        if d.cone_len == DENSE {
+            let n = self.slots.count();
+            let start = d.cone_start as usize;
+            Cone::Dense(&self.dense_cones[start..start + n])
+        } else {
+            Cone::Sparse(&self.cones[d.cone_start as usize..(d.cone_start + d.cone_len) as usize])
+        }
     }
 
     /// The last event of `[e]` on slot `s` (⊥ at depth 0 when `[e]` has none).
     #[inline]
     pub fn cone_at(&self, e: EventId, s: Slot) -> ConeEntry {
-        let cone = self.cone(e);
-        match cone.binary_search_by_key(&s, |x| x.slot) {
-            Ok(i) => self.node_entry(cone[i].node),
-            Err(_) => ConeEntry::bottom(s),
-        }
+        // ⊥'s node on slot s is node s: node_entry gives ConeEntry::bottom(s) for it.
+        self.node_entry(self.cone(e).node_at(s))
     }
 
     /// Raises `depths[i]` to the depth of `[e]` on `slots[i]`, for sorted `slots`: one pass
     /// over both sorted lists, each search starting where the previous one ended.
     pub fn raise_to_cone_depths(&self, e: EventId, slots: &[Slot], depths: &mut [u32]) {
-        let mut cone = self.cone(e);
+        let mut cone = match self.cone(e) {
+            Cone::Sparse(c) => c,
+            Cone::Dense(nodes) => {
+                for (d, &s) in depths.iter_mut().zip(slots) {
+                    *d = (*d).max(self.nodes[nodes[s as usize] as usize].depth);
+                }
+                return;
+            }
+        };
         for (d, &s) in depths.iter_mut().zip(slots) {
             let i = cone.partition_point(|x| x.slot < s);
             cone = &cone[i..];
@@ -403,7 +483,7 @@ impl EventStore {
     pub fn parent_entry(&self, c: ConeEntry) -> ConeEntry {
         let node = &self.nodes[c.node as usize];
         ConeEntry {
-            event: node.parent,
+            event: self.nodes[node.parent_node as usize].event,
             depth: c.depth - 1,
             node: node.parent_node,
         }
@@ -422,23 +502,42 @@ impl EventStore {
             .sum()
     }
 
-    /// The children of `e` on slot `s`.
-    pub fn children_on(&self, e: EventId, s: Slot) -> &[EventId] {
-        &self.children[self.node_index(e, s)]
+    /// The children of `e` on slot `s`, in the order they were added.
+    pub fn children_on(&self, e: EventId, s: Slot) -> Children<'_> {
+        self.children_after(e, s, ChildCursor::START)
+    }
+
+    /// The children of `e` on slot `s` added after the one `cursor` names (all of them for
+    /// [`ChildCursor::START`]).
+    pub fn children_after(&self, e: EventId, s: Slot, cursor: ChildCursor) -> Children<'_> {
+        let next = if cursor == ChildCursor::START {
+            self.nodes[self.node_index(e, s)].first_child
+        } else {
+            self.nodes[cursor.0 as usize].next_sibling
+        };
+        Children {
+            nodes: &self.nodes,
+            next,
+        }
+    }
+
+    /// A cursor after the last child of `e` on slot `s` so far.
+    pub fn last_child_on(&self, e: EventId, s: Slot) -> ChildCursor {
+        ChildCursor(self.nodes[self.node_index(e, s)].last_child)
     }
 
     /// The ancestor of `e` (on slot `s`) at depth `depth` (at most `e`'s depth).
     fn ancestor_at(&self, b: ConeEntry, depth: u32) -> EventId {
-        let (mut e, mut idx) = (b.event, b.node as usize);
+        let mut idx = b.node as usize;
         loop {
             let node = &self.nodes[idx];
             if node.depth <= depth {
-                return e;
+                return node.event;
             }
-            (e, idx) = if node.jump_depth >= depth {
-                (node.jump, node.jump_node as usize)
+            idx = if node.jump_depth >= depth {
+                node.jump_node as usize
             } else {
-                (node.parent, node.parent_node as usize)
+                node.parent_node as usize
             };
         }
     }
@@ -475,34 +574,25 @@ impl EventStore {
     /// Conflict: `a # b` (some event of `[a]` and some of `[b]` are dependent and unordered).
     /// Only slots both local configurations touch can separate them (⊥ is below everything).
     pub fn conflict(&self, a: EventId, b: EventId) -> bool {
-        let (ca, cb) = (self.cone(a), self.cone(b));
-        let (mut i, mut j) = (0, 0);
-        while i < ca.len() && j < cb.len() {
-            let (x, y) = (ca[i], cb[j]);
-            match x.slot.cmp(&y.slot) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    if x.node != y.node
-                        && !self.comparable_on(self.node_entry(x.node), self.node_entry(y.node))
-                    {
-                        return true;
-                    }
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-        false
+        self.cone(a).any_shared(self.cone(b), |x, y| {
+            x != y && !self.comparable_on(self.node_entry(x), self.node_entry(y))
+        })
     }
 
     /// Whether `[e]` conflicts with a configuration given by its dense cone (one entry per
     /// slot).
     pub fn conflicts_with_cone(&self, e: EventId, cone: &[ConeEntry]) -> bool {
-        self.cone(e).iter().any(|x| {
-            let y = cone[x.slot as usize];
-            x.node != y.node && !self.comparable_on(self.node_entry(x.node), y)
-        })
+        let separates =
+            |x: u32, y: ConeEntry| x != y.node && !self.comparable_on(self.node_entry(x), y);
+        match self.cone(e) {
+            Cone::Sparse(c) => c.iter().any(|x| separates(x.node, cone[x.slot as usize])),
+            // ⊥'s entries (node s on slot s) are below everything: where the configuration's
+            // entry is ⊥ too they are equal, and otherwise comparable.
+            Cone::Dense(d) => d
+                .iter()
+                .zip(cone)
+                .any(|(&x, &y)| x != y.node && separates(x, y)),
+        }
     }
 
     /// Immediate conflict `a #ⁱ b`: `a # b`, and `[a] ∪ [b] \ {a, b}` is a configuration. With
@@ -534,8 +624,10 @@ impl EventStore {
                         return false;
                     }
                     // The i-th node of an event is its node on the i-th slot of its label.
-                    let pa = self.nodes[self.events[a as usize].node_start as usize + i].parent;
-                    let pb = self.nodes[self.events[b as usize].node_start as usize + j].parent;
+                    let pa =
+                        self.nodes[self.events[a as usize].node_start as usize + i].parent_node;
+                    let pb =
+                        self.nodes[self.events[b as usize].node_start as usize + j].parent_node;
                     if pa != pb {
                         return false;
                     }
@@ -550,25 +642,11 @@ impl EventStore {
         }
         // Histories: the cones with each event replaced by its parent on its own slots; only
         // slots both cones name can separate them.
-        let (ca, cb) = (self.cone(a), self.cone(b));
-        let (mut i, mut j) = (0, 0);
-        while i < ca.len() && j < cb.len() {
-            let (x, y) = (ca[i], cb[j]);
-            match x.slot.cmp(&y.slot) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    let x = self.history_cone_entry(a, self.node_entry(x.node));
-                    let y = self.history_cone_entry(b, self.node_entry(y.node));
-                    if x != y && !self.comparable_on(x, y) {
-                        return false;
-                    }
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-        true
+        !self.cone(a).any_shared(self.cone(b), |x, y| {
+            let x = self.history_cone_entry(a, self.node_entry(x));
+            let y = self.history_cone_entry(b, self.node_entry(y));
+            x != y && !self.comparable_on(x, y)
+        })
     }
 
     /// The entry of `[e] \ {e}` on slot `s`, given the entry `c` of `[e]` there.
@@ -651,11 +729,25 @@ impl EventStore {
         // Cone: the predecessors' sorted cones merged (the deeper entry where two name a
         // slot), then e itself on its own slots.
         let [mut acc, mut tmp, mut own] = std::mem::take(&mut self.merge_scratch);
+        let mut dense = std::mem::take(&mut self.dense_scratch);
+        // A dense predecessor makes the merge dense: its cost is then the slot count, which
+        // that predecessor's cone already is within a factor of two.
+        let dense_merge = preds
+            .iter()
+            .any(|&p| self.events[p as usize].cone_len == DENSE);
         acc.clear();
-        acc.extend_from_slice(self.cone(preds[0]));
-        for &p in &preds[1..] {
-            merge_cones(&mut tmp, &acc, self.cone(p), &self.nodes);
-            std::mem::swap(&mut acc, &mut tmp);
+        dense.clear();
+        if dense_merge {
+            dense.extend(0..self.slots.count() as u32);
+            for &p in preds {
+                self.cone(p).raise_dense(&mut dense, &self.nodes);
+            }
+        } else {
+            acc.extend_from_slice(self.cone(preds[0]).sparse());
+            for &p in &preds[1..] {
+                merge_cones(&mut tmp, &acc, self.cone(p).sparse(), &self.nodes);
+                std::mem::swap(&mut acc, &mut tmp);
+            }
         }
         own.clear();
         let my_slots = self.slots.of(t);
@@ -665,19 +757,9 @@ impl EventStore {
             None => {
                 let start = self.nodes.len() as u32;
                 grow(&mut self.nodes, k);
-                grow(&mut self.children, k);
                 grow(&mut self.children_removals, k);
                 for _ in 0..k {
-                    self.nodes.push(SlotNode {
-                        event: BOTTOM,
-                        parent: BOTTOM,
-                        jump: BOTTOM,
-                        depth: 0,
-                        parent_node: 0,
-                        jump_node: 0,
-                        jump_depth: 0,
-                    });
-                    self.children.push(Vec::new());
+                    self.nodes.push(SlotNode::bottom(0));
                     self.children_removals.push(0);
                 }
                 start
@@ -690,25 +772,29 @@ impl EventStore {
             let pnode = self.nodes[pidx];
             let jnode = self.nodes[pnode.jump_node as usize];
             // Skew-binary jumps: O(log depth) steps to any ancestor.
-            let (jump, jump_node, jump_depth) = if pnode.depth > 0
+            let (jump_node, jump_depth) = if pnode.depth > 0
                 && pnode.depth - pnode.jump_depth == pnode.jump_depth - jnode.jump_depth
             {
-                (jnode.jump, jnode.jump_node, jnode.jump_depth)
+                (jnode.jump_node, jnode.jump_depth)
             } else {
-                (parent.event, pidx as u32, pnode.depth)
+                (pidx as u32, pnode.depth)
             };
-            let list = &mut self.children[pidx];
-            let before = list.capacity();
-            list.push(id);
-            self.children_bytes += (list.capacity() - before) * 4;
-            self.nodes[node_start as usize + i] = SlotNode {
+            let me = node_start + i as u32;
+            if pnode.last_child == NO_NODE {
+                self.nodes[pidx].first_child = me;
+            } else {
+                self.nodes[pnode.last_child as usize].next_sibling = me;
+            }
+            self.nodes[pidx].last_child = me;
+            self.nodes[me as usize] = SlotNode {
                 event: id,
-                parent: parent.event,
-                jump,
                 depth: parent.depth + 1,
                 parent_node: pidx as u32,
                 jump_node,
                 jump_depth,
+                first_child: NO_NODE,
+                last_child: NO_NODE,
+                next_sibling: NO_NODE,
             };
             own.push(SparseEntry {
                 slot: s,
@@ -716,23 +802,26 @@ impl EventStore {
             });
         }
         // e is deeper than anything of its history on its own slots.
-        merge_cones(&mut tmp, &acc, &own, &self.nodes);
-        let cone_len = tmp.len() as u32;
-        let capacity = cone_capacity(cone_len);
-        let cone_start = match self.free_cones.get_mut(&capacity).and_then(Vec::pop) {
-            Some(start) => start,
-            None => {
-                let start = self.cones.len() as u32;
-                grow(&mut self.cones, capacity as usize);
-                self.cones.resize(
-                    self.cones.len() + capacity as usize,
-                    SparseEntry { slot: 0, node: 0 },
-                );
-                start
+        if dense_merge {
+            for x in &own {
+                dense[x.slot as usize] = x.node;
             }
+        } else {
+            merge_cones(&mut tmp, &acc, &own, &self.nodes);
+            if 2 * tmp.len() >= self.slots.count() {
+                dense.extend(0..self.slots.count() as u32);
+                for x in &tmp {
+                    dense[x.slot as usize] = x.node;
+                }
+            }
+        }
+        let (cone_start, cone_len) = if dense.is_empty() {
+            (self.store_sparse_cone(&tmp), tmp.len() as u32)
+        } else {
+            (self.store_dense_cone(&dense), DENSE)
         };
-        self.cones[cone_start as usize..(cone_start + cone_len) as usize].copy_from_slice(&tmp);
         self.merge_scratch = [acc, tmp, own];
+        self.dense_scratch = dense;
         let preds_len = preds.len() as u32;
         let preds_start = match self.free_preds.get_mut(&preds_len).and_then(Vec::pop) {
             Some(start) => {
@@ -780,6 +869,42 @@ impl EventStore {
         id
     }
 
+    /// Stores a sparse cone, returns where it starts in `cones`.
+    fn store_sparse_cone(&mut self, cone: &[SparseEntry]) -> u32 {
+        let len = cone.len() as u32;
+        let capacity = cone_capacity(len);
+        let start = match self.free_cones.get_mut(&capacity).and_then(Vec::pop) {
+            Some(start) => start,
+            None => {
+                let start = self.cones.len() as u32;
+                grow(&mut self.cones, capacity as usize);
+                self.cones.resize(
+                    self.cones.len() + capacity as usize,
+                    SparseEntry { slot: 0, node: 0 },
+                );
+                start
+            }
+        };
+        self.cones[start as usize..(start + len) as usize].copy_from_slice(cone);
+        start
+    }
+
+    /// Stores a dense cone, returns where it starts in `dense_cones`.
+    fn store_dense_cone(&mut self, cone: &[u32]) -> u32 {
+        let start = match self.free_dense.pop() {
+            Some(start) => start,
+            None => {
+                let start = self.dense_cones.len() as u32;
+                grow(&mut self.dense_cones, cone.len());
+                self.dense_cones
+                    .resize(self.dense_cones.len() + cone.len(), 0);
+                start
+            }
+        };
+        self.dense_cones[start as usize..start as usize + cone.len()].copy_from_slice(cone);
+        start
+    }
+
     /// Bytes held by the store (allocated capacity), in O(1).
     pub fn bytes(&self) -> u64 {
         use std::mem::size_of;
@@ -795,10 +920,12 @@ impl EventStore {
         (self.events.capacity() * size_of::<EventData>()
             + self.preds.capacity() * 4
             + self.nodes.capacity() * size_of::<SlotNode>()
-            + self.children.capacity() * size_of::<Vec<EventId>>()
             + self.children_removals.capacity() * 4
-            + self.children_bytes
             + self.cones.capacity() * size_of::<SparseEntry>()
+            + (self.dense_cones.capacity()
+                + self.free_dense.capacity()
+                + self.dense_scratch.capacity())
+                * 4
             + self
                 .merge_scratch
                 .iter()
@@ -869,6 +996,94 @@ fn merge_cones(
     }
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
+}
+
+/// `cone_len` of an event whose cone is dense.
+const DENSE: u32 = u32::MAX;
+
+/// An event's cone, as it is stored.
+#[derive(Clone, Copy)]
+enum Cone<'a> {
+    /// The entries other than ⊥, sorted by slot.
+    Sparse(&'a [SparseEntry]),
+    /// One node per slot: ⊥'s (node `s` on slot `s`) where the local configuration has no
+    /// event on the slot. Nodes of events come after ⊥'s, so `node != s` tells them apart.
+    Dense(&'a [u32]),
+}
+
+impl<'a> Cone<'a> {
+    /// The node of the last event on slot `s` (⊥'s node `s` if there is none).
+    #[inline]
+    fn node_at(self, s: Slot) -> u32 {
+        match self {
+            Cone::Sparse(c) => match c.binary_search_by_key(&s, |x| x.slot) {
+                Ok(i) => c[i].node,
+                Err(_) => s,
+            },
+            Cone::Dense(d) => d[s as usize],
+        }
+    }
+
+    /// The sparse entries (the cone must be sparse).
+    fn sparse(self) -> &'a [SparseEntry] {
+        match self {
+            Cone::Sparse(c) => c,
+            Cone::Dense(_) => unreachable!("a dense cone in a sparse merge"),
+        }
+    }
+
+    /// Raises the dense cone `out` to this one: on every slot, the deeper of the two nodes.
+    fn raise_dense(self, out: &mut [u32], nodes: &[SlotNode]) {
+        let mut raise = |s: usize, node: u32| {
+            let cur = out[s];
+            if node != cur && nodes[node as usize].depth > nodes[cur as usize].depth {
+                out[s] = node;
+            }
+        };
+        match self {
+            Cone::Sparse(c) => c.iter().for_each(|x| raise(x.slot as usize, x.node)),
+            Cone::Dense(d) => d.iter().enumerate().for_each(|(s, &node)| raise(s, node)),
+        }
+    }
+
+    /// Whether `f(x, y)` holds for the nodes `x` of this cone and `y` of `other` on some slot
+    /// where both name an event (only there can two local configurations disagree).
+    #[inline]
+    fn any_shared(self, other: Cone<'_>, mut f: impl FnMut(u32, u32) -> bool) -> bool {
+        match (self, other) {
+            (Cone::Sparse(ca), Cone::Sparse(cb)) => {
+                let (mut i, mut j) = (0, 0);
+                while i < ca.len() && j < cb.len() {
+                    let (x, y) = (ca[i], cb[j]);
+                    match x.slot.cmp(&y.slot) {
+                        std::cmp::Ordering::Less => i += 1,
+                        std::cmp::Ordering::Greater => j += 1,
+                        std::cmp::Ordering::Equal => {
+                            if f(x.node, y.node) {
+                                return true;
+                            }
+                            i += 1;
+                            j += 1;
+                        }
+                    }
+                }
+                false
+            }
+            (Cone::Sparse(c), Cone::Dense(d)) => c.iter().any(|x| {
+                let y = d[x.slot as usize];
+                y != x.slot && f(x.node, y)
+            }),
+            (Cone::Dense(d), Cone::Sparse(c)) => c.iter().any(|y| {
+                let x = d[y.slot as usize];
+                x != y.slot && f(x, y.node)
+            }),
+            (Cone::Dense(da), Cone::Dense(db)) => da
+                .iter()
+                .zip(db)
+                .enumerate()
+                .any(|(s, (&x, &y))| x as usize != s && y as usize != s && f(x, y)),
+        }
+    }
 }
 
 /// The room given to a cone of `len` entries: `len` up to 8, then rounded up to a multiple
