@@ -253,6 +253,9 @@ struct Explorer<'s, S: System + ?Sized> {
     clock: u64,
     /// The store's size when memory was last measured.
     measured_at: u64,
+    /// Scratch room of `make_event`: the predecessors, and two states.
+    preds_scratch: Vec<EventId>,
+    state_scratch: Vec<u64>,
     /// Bytes held by the state table `least`.
     least_bytes: u64,
     /// For pictures: immediate conflicts are recorded (also of evicted events) while there
@@ -370,7 +373,11 @@ pub fn explore_with_events<S: System + ?Sized>(
     x.limits = limits.clone();
     x.record_conflicts = with_events;
     x.run(limits, progress)?;
-    x.sample_u_and_g(&[]);
+    // The last sample walks everything stored: after a limit struck, stop promptly instead
+    // (the peaks are those of the samples taken during the run).
+    if x.stats.stopped.is_none() {
+        x.sample_u_and_g(&[]);
+    }
     x.stats.events = x.log.len() as u64 - 1;
     x.stats.store_bytes = x.store.bytes();
     x.stats.peak_bytes = x.stats.peak_bytes.max(x.accounted_bytes());
@@ -447,6 +454,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             last_use: vec![0],
             clock: 0,
             measured_at: 0,
+            preds_scratch: Vec::new(),
+            state_scratch: Vec::new(),
             least_bytes: 0,
             record_conflicts: None,
             evicted_conflicts: FxHashSet::default(),
@@ -958,28 +967,59 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
 
     /// The event `<t, ⋃[x_s]>` if `t` is enabled after that history (found or created).
     fn make_event(&mut self, t: Transition, xs: &[ConeEntry]) -> Result<Option<EventId>, Overflow> {
-        let mut preds: Vec<EventId> = xs.iter().map(|x| x.event).collect();
+        // Scratch buffers, taken and given back: this runs once per candidate history.
+        let mut preds = std::mem::take(&mut self.preds_scratch);
+        preds.clear();
+        preds.extend(xs.iter().map(|x| x.event));
         preds.sort_unstable();
         preds.dedup();
-        if preds.len() > 1 {
-            let all = preds.clone();
-            preds.retain(|&p| !all.iter().any(|&q| q != p && self.store.leq(p, q)));
+        // Keep the maximal ones: a non-maximal event is below a maximal one, which is never
+        // dropped, so checking against the ones kept and the ones not yet looked at suffices.
+        let mut kept = 0;
+        for i in 0..preds.len() {
+            let p = preds[i];
+            let below = preds[..kept]
+                .iter()
+                .chain(&preds[i + 1..])
+                .any(|&q| self.store.leq(p, q));
+            if !below {
+                preds[kept] = p;
+                kept += 1;
+            }
         }
-        if let Some(ev) = self.store.find(t, &preds) {
+        preds.truncate(kept);
+        let result = self.make_event_with(t, &preds, xs);
+        self.preds_scratch = preds;
+        result
+    }
+
+    /// [`make_event`](Self::make_event) once the immediate predecessors are known.
+    fn make_event_with(
+        &mut self,
+        t: Transition,
+        preds: &[EventId],
+        xs: &[ConeEntry],
+    ) -> Result<Option<EventId>, Overflow> {
+        if let Some(ev) = self.store.find(t, preds) {
             self.stats.cache_hits += 1;
             self.touch(ev);
             return Ok(Some(ev));
         }
-        let mut h = vec![0u64; self.words];
-        let size = self.store.history_state(self.sys, &preds, &mut h)?;
-        if !self.sys.is_enabled(&h, t) {
-            return Ok(None);
-        }
-        let mut after = vec![0u64; self.words];
-        self.sys.fire(&h, t, &mut after)?;
-        let e = self.store.insert(t, &preds, xs, size, &after);
-        self.built(e);
-        Ok(Some(e))
+        let mut states = std::mem::take(&mut self.state_scratch);
+        states.resize(2 * self.words, 0);
+        let (h, after) = states.split_at_mut(self.words);
+        let made = (|| {
+            let size = self.store.history_state(self.sys, preds, h)?;
+            if !self.sys.is_enabled(h, t) {
+                return Ok(None);
+            }
+            self.sys.fire(h, t, after)?;
+            let e = self.store.insert(t, preds, xs, size, after);
+            self.built(e);
+            Ok(Some(e))
+        })();
+        self.state_scratch = states;
+        made
     }
 
     /// Registers the event `e` just inserted into the store: its log id, and its cutoff

@@ -193,6 +193,8 @@ pub struct EventStore {
     stamp: Vec<u32>,
     epoch: u32,
     scratch: Vec<EventId>,
+    walk_scratch: Vec<EventId>,
+    state_scratch: Vec<u64>,
 }
 
 impl EventStore {
@@ -234,6 +236,8 @@ impl EventStore {
             stamp: vec![0],
             epoch: 0,
             scratch: Vec::new(),
+            walk_scratch: Vec::new(),
+            state_scratch: Vec::new(),
             slots,
         }
     }
@@ -688,7 +692,9 @@ impl EventStore {
         if self.stamp.len() < self.events.len() {
             self.stamp.resize(self.events.len(), 0);
         }
-        let mut stack: Vec<EventId> = preds.iter().copied().filter(|&p| p != base).collect();
+        let mut stack = std::mem::take(&mut self.walk_scratch);
+        stack.clear();
+        stack.extend(preds.iter().copied().filter(|&p| p != base));
         let mut outside = std::mem::take(&mut self.scratch);
         outside.clear();
         while let Some(x) = stack.pop() {
@@ -702,14 +708,21 @@ impl EventStore {
         // Sizes of local configurations grow along causality: a topological order.
         outside.sort_unstable_by_key(|&x| self.size(x));
         out.copy_from_slice(self.state(base));
-        let mut tmp = vec![0u64; self.words];
+        let mut tmp = std::mem::take(&mut self.state_scratch);
+        tmp.resize(self.words, 0);
+        let mut fired = Ok(());
         for &x in &outside {
-            sys.fire(out, self.label(x), &mut tmp)?;
+            fired = sys.fire(out, self.label(x), &mut tmp);
+            if fired.is_err() {
+                break;
+            }
             out.copy_from_slice(&tmp);
         }
         let size = self.size(base) + outside.len() as u32;
         self.scratch = outside;
-        Ok(size)
+        self.walk_scratch = stack;
+        self.state_scratch = tmp;
+        fired.map(|()| size)
     }
 
     /// Inserts the new event `<t, H>`: `preds` are the maximal events of `H` (sorted), `xs`
