@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Two builds of `unfold` side by side on the unfolding DPOR, in the same run: for each net,
-# the best user CPU time of three runs of each build, the ratio new/base, and whether the
-# answers (maximal configurations, events, cutoffs, deadlocks) are identical.
+# Two builds of `unfold` side by side on the unfolding DPOR, in the same run:
+#   1. runs that finish: for each net, the best user CPU time of three runs of each build, the
+#      ratio new/base, and whether the answers (maximal configurations, events, cutoffs,
+#      deadlocks) are identical;
+#   2. event-heavy runs without cutoffs, stopped by `--timeout 10s`: events built per second
+#      of CPU time (user + system: page faults are part of the cost of memory), bytes per
+#      event held by the event store, and peak resident memory.
 #
 # Usage: tools/compare_udpor.sh BASE_BINARY [NEW_BINARY]
 #   e.g. git worktree add /tmp/base OLD_COMMIT && (cd /tmp/base && cargo build --release)
@@ -61,6 +65,29 @@ pep/rw_1w2r.ll_net --cutoffs
 pep/knuth_2.ll_net --cutoffs
 pep/key_2.ll_net --cutoffs
 pnml/Philosophers-PT-000010.pnml --cutoffs
+pnml/Raft-PT-02.pnml --cutoffs
+pep/key_3.sync.ll_net --cutoffs
+pep/rw_1w2r.ll_net --cutoffs --order size
+pep/knuth_2.ll_net --cutoffs --order size
 $tmp/conflict-2000.ll_net
 $tmp/pairs-16.ll_net
 EOF
+
+# heavy BINARY NET: "events events_per_cpu_second store_bytes_per_event peak_rss_MiB".
+heavy() {
+    /usr/bin/time -f "%U %S %M" -o "$tmp/t" "$1" "$2" --timeout 10s --json "$tmp/j" -q --no-fail >/dev/null 2>&1 || true
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); u, s, m = open(sys.argv[2]).read().split()[-3:]
+cpu = float(u) + float(s)
+print(d["events"], round(d["events"] / cpu), round(d["store_bytes"] / max(1, d["events"])), round(int(m) / 1024))' "$tmp/j" "$tmp/t"
+}
+
+echo
+echo "| input (no cutoffs, --timeout 10s) | base events | base events/CPU s | base bytes/event | base peak RSS (MiB) | new events | new events/CPU s | new bytes/event | new peak RSS (MiB) | events/CPU s new/base |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for file in pnml/Dekker-PT-010.pnml pnml/Raft-PT-02.pnml pnml/TokenRing-PT-005.pnml pep/dijkstra_2.ll_net; do
+    read -r eb rb bb mb < <(heavy "$base" "$nets/$file")
+    read -r en rn bn mn < <(heavy "$new" "$nets/$file")
+    awk -v f="$(basename "$file")" -v eb="$eb" -v rb="$rb" -v bb="$bb" -v mb="$mb" -v en="$en" -v rn="$rn" -v bn="$bn" -v mn="$mn" 'BEGIN {
+        printf "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %.2f |\n", f, eb, rb, bb, mb, en, rn, bn, mn, rn / rb }'
+done

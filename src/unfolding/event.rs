@@ -646,7 +646,12 @@ impl EventStore {
         }
         // Histories: the cones with each event replaced by its parent on its own slots; only
         // slots both cones name can separate them.
+        // The same node on both sides never separates: it is a, b or an event below both, and
+        // a's parent is comparable with a.
         !self.cone(a).any_shared(self.cone(b), |x, y| {
+            if x == y {
+                return false;
+            }
             let x = self.history_cone_entry(a, self.node_entry(x));
             let y = self.history_cone_entry(b, self.node_entry(y));
             x != y && !self.comparable_on(x, y)
@@ -1094,7 +1099,7 @@ impl<'a> Cone<'a> {
                 .iter()
                 .zip(db)
                 .enumerate()
-                .any(|(s, (&x, &y))| x as usize != s && y as usize != s && f(x, y)),
+                .any(|(s, (&x, &y))| x != y && x as usize != s && y as usize != s && f(x, y)),
         }
     }
 }
