@@ -8,7 +8,11 @@
 //!   and a jump pointer (Myers' skew-binary scheme) so "the ancestor at depth d" is O(log n).
 //! - Each event keeps its *cone*: for every slot, the last event on that slot in `[e]`, with its
 //!   depth. `a ≤ b` is then one cone lookup and one ancestor query; `a # b` holds iff on some
-//!   slot the two cones name events on different branches of that slot's tree.
+//!   slot the two cones name events on different branches of that slot's tree. A cone is
+//!   stored sparse (the slots where it is not ⊥, sorted) or, once it names half of the slots,
+//!   dense (one node per slot): whichever is smaller.
+//! - A node's children on its slot are a list threaded through the nodes themselves, so that
+//!   the millions of nodes of a large run cost no allocation each.
 //! - Each event keeps `state([e])`, computed from the state of its largest predecessor by
 //!   firing the few events of the history outside that predecessor's local configuration.
 //! - Events can be removed again, leaves first (an event none of whose causal successors is
