@@ -616,8 +616,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     events: self.log.len() as u64 - 1,
                     depth: self.c.len(),
                 });
-                // A sample walks the whole store: at most one per step per stored event, so
-                // that sampling stays a small share of a long run.
+                // A sample walks the whole store: it waits at least as many steps as the store
+                // has events, so that sampling stays a small share of a long run.
                 if steps.is_multiple_of(8192) && steps >= next_sample {
                     self.sample_u_and_g(&frames);
                     next_sample = steps + self.store.id_bound() as u64;

@@ -583,7 +583,7 @@ impl EventStore {
     /// Only slots both local configurations touch can separate them (⊥ is below everything).
     pub fn conflict(&self, a: EventId, b: EventId) -> bool {
         self.cone(a).any_shared(self.cone(b), |x, y| {
-            x != y && !self.comparable_on(self.node_entry(x), self.node_entry(y))
+            !self.comparable_on(self.node_entry(x), self.node_entry(y))
         })
     }
 
@@ -596,10 +596,7 @@ impl EventStore {
             Cone::Sparse(c) => c.iter().any(|x| separates(x.node, cone[x.slot as usize])),
             // ⊥'s entries (node s on slot s) are below everything: where the configuration's
             // entry is ⊥ too they are equal, and otherwise comparable.
-            Cone::Dense(d) => d
-                .iter()
-                .zip(cone)
-                .any(|(&x, &y)| x != y.node && separates(x, y)),
+            Cone::Dense(d) => d.iter().zip(cone).any(|(&x, &y)| separates(x, y)),
         }
     }
 
@@ -650,12 +647,7 @@ impl EventStore {
         }
         // Histories: the cones with each event replaced by its parent on its own slots; only
         // slots both cones name can separate them.
-        // The same node on both sides never separates: it is a, b or an event below both, and
-        // a's parent is comparable with a.
         !self.cone(a).any_shared(self.cone(b), |x, y| {
-            if x == y {
-                return false;
-            }
             let x = self.history_cone_entry(a, self.node_entry(x));
             let y = self.history_cone_entry(b, self.node_entry(y));
             x != y && !self.comparable_on(x, y)
@@ -1069,7 +1061,8 @@ impl<'a> Cone<'a> {
     }
 
     /// Whether `f(x, y)` holds for the nodes `x` of this cone and `y` of `other` on some slot
-    /// where both name an event (only there can two local configurations disagree).
+    /// where both name an event and the nodes differ (only there can two local configurations
+    /// disagree: one node on both sides is comparable with itself and with its parent).
     #[inline]
     fn any_shared(self, other: Cone<'_>, mut f: impl FnMut(u32, u32) -> bool) -> bool {
         match (self, other) {
@@ -1081,7 +1074,7 @@ impl<'a> Cone<'a> {
                         std::cmp::Ordering::Less => i += 1,
                         std::cmp::Ordering::Greater => j += 1,
                         std::cmp::Ordering::Equal => {
-                            if f(x.node, y.node) {
+                            if x.node != y.node && f(x.node, y.node) {
                                 return true;
                             }
                             i += 1;
@@ -1093,11 +1086,11 @@ impl<'a> Cone<'a> {
             }
             (Cone::Sparse(c), Cone::Dense(d)) => c.iter().any(|x| {
                 let y = d[x.slot as usize];
-                y != x.slot && f(x.node, y)
+                y != x.slot && y != x.node && f(x.node, y)
             }),
             (Cone::Dense(d), Cone::Sparse(c)) => c.iter().any(|y| {
                 let x = d[y.slot as usize];
-                x != y.slot && f(x, y.node)
+                x != y.slot && x != y.node && f(x, y.node)
             }),
             (Cone::Dense(da), Cone::Dense(db)) => da
                 .iter()
