@@ -206,6 +206,16 @@ struct HistorySearch<'a> {
     floors: Vec<u32>,
 }
 
+/// Reusable room for the [`HistorySearch`] of `extensions_through`.
+#[derive(Default)]
+struct SearchScratch {
+    slots: Vec<Slot>,
+    xs: Vec<ConeEntry>,
+    fixed: Vec<bool>,
+    floors: Vec<u32>,
+    order: Vec<usize>,
+}
+
 struct Explorer<'s, S: System + ?Sized> {
     sys: &'s S,
     opts: UdporOptions,
@@ -253,9 +263,12 @@ struct Explorer<'s, S: System + ?Sized> {
     clock: u64,
     /// The store's size when memory was last measured.
     measured_at: u64,
-    /// Scratch room of `make_event`: the predecessors, and two states.
+    /// Scratch room of `make_event` (the predecessors, and two states), of `built` (log
+    /// ids) and of `extensions_through`.
     preds_scratch: Vec<EventId>,
     state_scratch: Vec<u64>,
+    log_preds_scratch: Vec<LogId>,
+    search_scratch: SearchScratch,
     /// Bytes held by the state table `least`.
     least_bytes: u64,
     /// For pictures: immediate conflicts are recorded (also of evicted events) while there
@@ -456,6 +469,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             measured_at: 0,
             preds_scratch: Vec::new(),
             state_scratch: Vec::new(),
+            log_preds_scratch: Vec::new(),
+            search_scratch: SearchScratch::default(),
             least_bytes: 0,
             record_conflicts: None,
             evicted_conflicts: FxHashSet::default(),
@@ -856,12 +871,24 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 return Ok(());
             }
         }
-        let slots: Vec<Slot> = self.store.slots().of(t).to_vec();
+        // Scratch room, taken and given back: this runs for every transition sharing a slot
+        // with every event added to C.
+        let mut scratch = std::mem::take(&mut self.search_scratch);
+        let SearchScratch {
+            slots,
+            xs,
+            fixed,
+            floors,
+            order,
+        } = &mut scratch;
+        slots.clear();
+        slots.extend_from_slice(self.store.slots().of(t));
         let e_slots = self.store.event_slots(e);
         let k = slots.len();
-        let mut xs: Vec<ConeEntry> = Vec::with_capacity(k);
-        let mut fixed = vec![false; k];
-        let mut floors: Vec<u32> = Vec::with_capacity(k * (k + 1));
+        xs.clear();
+        fixed.clear();
+        fixed.resize(k, false);
+        floors.clear();
         for (i, &s) in slots.iter().enumerate() {
             let at = self.store.cone_at(e, s);
             floors.push(at.depth);
@@ -878,7 +905,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             .iter()
             .any(|&(i, r)| fixed[i] && !self.sys.enabled_on(self.store.state(e), t, r));
         // Open slots with guards first: they prune the most.
-        let mut order: Vec<usize> = (0..k).filter(|&i| !fixed[i]).collect();
+        order.clear();
+        order.extend((0..k).filter(|&i| !fixed[i]));
         order.sort_by_key(|&i| !guards.iter().any(|&(j, _)| j == i));
         floors.resize(k * (order.len() + 1), 0);
         let result = if decided_no {
@@ -886,15 +914,19 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         } else {
             let mut search = HistorySearch {
                 t,
-                slots: &slots,
-                order: &order,
+                slots,
+                order,
                 guards: &guards,
-                xs,
-                floors,
+                xs: std::mem::take(xs),
+                floors: std::mem::take(floors),
             };
-            self.enumerate(&mut search, 0, out)
+            let result = self.enumerate(&mut search, 0, out);
+            *xs = search.xs;
+            *floors = search.floors;
+            result
         };
         self.guards[t as usize] = guards;
+        self.search_scratch = scratch;
         result
     }
 
@@ -1032,22 +1064,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             extend_to(&mut self.last_use, i + 1, 0);
             extend_to(&mut self.cutoff, i + 1, false);
         }
-        let preds: Vec<LogId> = {
-            let mut v: Vec<LogId> = self
-                .store
-                .preds(e)
-                .iter()
-                .map(|&p| self.log_id[p as usize])
-                .collect();
-            v.sort_unstable();
-            v
-        };
+        let mut preds = std::mem::take(&mut self.log_preds_scratch);
+        preds.clear();
+        preds.extend(self.store.preds(e).iter().map(|&p| self.log_id[p as usize]));
+        preds.sort_unstable();
         // The id may have belonged to an evicted event.
         self.forget_icf(e);
         if let Some(x) = self.conflicts_prefix.get_mut(i) {
             *x = (0, 0);
         }
         let (lid, new) = self.log.intern(self.store.label(e), &preds);
+        self.log_preds_scratch = preds;
         self.log_id[i] = lid;
         self.stats.event_creations += 1;
         self.cutoff[i] = false;
