@@ -8,9 +8,9 @@
 //!   and a jump pointer (Myers' skew-binary scheme) so "the ancestor at depth d" is O(log n).
 //! - Each event keeps its *cone*: for every slot, the last event on that slot in `[e]`, with its
 //!   depth. `a ≤ b` is then one cone lookup and one ancestor query; `a # b` holds iff on some
-//!   slot the two cones name events on different branches of that slot's tree. A cone is
-//!   stored sparse (the slots where it is not ⊥, sorted) or, once it names half of the slots,
-//!   dense (one node per slot): whichever is smaller.
+//!   slot the two cones name events on different branches of that slot's tree. Cones are
+//!   persistent trees ([`super::cone`]): an event's cone shares every part that does not
+//!   change with its predecessors' cones, and comparisons skip the shared parts.
 //! - A node's children on its slot are a list threaded through the nodes themselves, so that
 //!   the millions of nodes of a large run cost no allocation each.
 //! - Each event keeps `state([e])`, computed from the state of its largest predecessor by
@@ -23,8 +23,9 @@
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
-use super::identity_hash as key_hash;
+use super::cone::{ConeForest, EMPTY};
 use super::slots::{Slot, SlotMap};
+use super::{short_hash, table_hash};
 use crate::system::{Overflow, System, Transition};
 
 /// Dense id of an event; [`BOTTOM`] is the virtual initial event ⊥.
@@ -62,15 +63,6 @@ impl ConeEntry {
             node: s,
         }
     }
-}
-
-/// One entry of a sparse cone: the last event of a local configuration on slot `slot`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SparseEntry {
-    /// The slot.
-    pub slot: Slot,
-    /// The node of the event on that slot (the event and its depth are read from it).
-    node: u32,
 }
 
 /// No node (an empty child list, the end of a sibling list).
@@ -152,11 +144,8 @@ struct EventData {
     node_start: u32,
     /// Foata level: 1 + the largest level of a predecessor (⊥ is at level 0).
     level: u32,
-    /// The event's cone: its entries other than ⊥, sorted by slot, at `cone_start` in
-    /// `cones`; or, when `cone_len` is [`DENSE`], one node per slot at `cone_start` in
-    /// `dense_cones`.
-    cone_start: u32,
-    cone_len: u32,
+    /// The root of the event's cone in the store's [`ConeForest`].
+    cone: u32,
 }
 
 /// The arena of events with their indexes.
@@ -169,30 +158,23 @@ pub struct EventStore {
     /// Per node, how often a child was removed from its list (never reset, so that a count
     /// once seen is never seen again for that node). Children are otherwise only appended.
     children_removals: Vec<u32>,
-    /// Sparse cones: slots whose last event is ⊥ are left out, so a cone costs what the
-    /// local configuration touches, not one entry per slot of the system.
-    cones: Vec<SparseEntry>,
-    /// Dense cones, one block of one node per slot each: a cone naming at least half of the
-    /// slots is smaller so (4 bytes a slot against 8 an entry), and read without a search.
-    dense_cones: Vec<u32>,
-    /// Freed blocks of `dense_cones`.
-    free_dense: Vec<u32>,
+    /// The events' cones, sharing their common parts. A node of ⊥ (node `s` on slot `s`)
+    /// stands for "no event on that slot"; nodes of events come after ⊥'s.
+    cones: ConeForest,
     states: Vec<u64>,
-    table: HashTable<EventId>,
+    /// The events by identity, each with its [`short_hash`].
+    table: HashTable<(EventId, u32)>,
     /// Ids of removed events, for reuse.
     free_ids: Vec<EventId>,
     /// Freed runs of `preds`, by length.
     free_preds: FxHashMap<u32, Vec<u32>>,
     /// Freed runs of `nodes`, by length.
     free_nodes: FxHashMap<u32, Vec<u32>>,
-    /// Freed runs of `cones`, by capacity ([`cone_capacity`]: cones have every length, runs
-    /// are rounded up to a few sizes so that freed ones can be reused).
-    free_cones: FxHashMap<u32, Vec<u32>>,
     /// Events stored, ⊥ excluded.
     live: usize,
-    /// Scratch cones for the merges of insertions.
-    merge_scratch: [Vec<SparseEntry>; 3],
-    dense_scratch: Vec<u32>,
+    /// Scratch room of insertions: the predecessors' cones, and the new event's own entries.
+    roots_scratch: Vec<u32>,
+    own_scratch: Vec<(Slot, u32)>,
     // Scratch space for history walks.
     stamp: Vec<u32>,
     epoch: u32,
@@ -218,25 +200,21 @@ impl EventStore {
                 size: 0,
                 node_start: 0,
                 level: 0,
-                cone_start: 0,
-                cone_len: 0,
+                cone: EMPTY,
             }],
             preds: Vec::new(),
             // ⊥'s node on slot s is node s, its own parent.
             nodes: (0..n as u32).map(SlotNode::bottom).collect(),
             children_removals: vec![0; n],
-            cones: Vec::new(),
-            dense_cones: Vec::new(),
-            free_dense: Vec::new(),
+            cones: ConeForest::new(n),
             states,
             table: HashTable::new(),
             free_ids: Vec::new(),
             free_preds: FxHashMap::default(),
             free_nodes: FxHashMap::default(),
-            free_cones: FxHashMap::default(),
             live: 0,
-            merge_scratch: Default::default(),
-            dense_scratch: Vec::new(),
+            roots_scratch: Vec::new(),
+            own_scratch: Vec::new(),
             stamp: vec![0],
             epoch: 0,
             scratch: Vec::new(),
@@ -298,8 +276,8 @@ impl EventStore {
             self.unlink_child(pidx, me);
             self.children_removals[pidx] = self.children_removals[pidx].wrapping_add(1);
         }
-        let h = key_hash(d.label, self.preds(e));
-        if let Ok(entry) = self.table.find_entry(h, |&x| x == e) {
+        let h = short_hash(d.label, self.preds(e));
+        if let Ok(entry) = self.table.find_entry(table_hash(h), |&(x, _)| x == e) {
             entry.remove();
         }
         self.free_preds
@@ -310,14 +288,7 @@ impl EventStore {
             .entry(k as u32)
             .or_default()
             .push(d.node_start);
-        if d.cone_len == DENSE {
-            self.free_dense.push(d.cone_start);
-        } else {
-            self.free_cones
-                .entry(cone_capacity(d.cone_len))
-                .or_default()
-                .push(d.cone_start);
-        }
+        self.cones.release(d.cone);
         self.events[e as usize].label = FREE_LABEL;
         self.free_ids.push(e);
         self.live -= 1;
@@ -418,50 +389,25 @@ impl EventStore {
         self.nodes[self.node_index(e, s)].depth
     }
 
-    /// The cone of `e`: the last event of `[e]` on every slot where that is not ⊥, sorted by
-    /// slot.
+    /// The root of `e`'s cone: the last event of `[e]` on every slot.
     #[inline]
-    fn cone(&self, e: EventId) -> Cone<'_> {
-        let d = &self.events[e as usize];
-        if d.cone_len == DENSE {
-            let n = self.slots.count();
-            let start = d.cone_start as usize;
-            Cone::Dense(&self.dense_cones[start..start + n])
-        } else {
-            Cone::Sparse(&self.cones[d.cone_start as usize..(d.cone_start + d.cone_len) as usize])
-        }
+    fn cone(&self, e: EventId) -> u32 {
+        self.events[e as usize].cone
     }
 
     /// The last event of `[e]` on slot `s` (⊥ at depth 0 when `[e]` has none).
     #[inline]
     pub fn cone_at(&self, e: EventId, s: Slot) -> ConeEntry {
         // ⊥'s node on slot s is node s: node_entry gives ConeEntry::bottom(s) for it.
-        self.node_entry(self.cone(e).node_at(s))
+        self.node_entry(self.cones.get(self.cone(e), s))
     }
 
-    /// Raises `depths[i]` to the depth of `[e]` on `slots[i]`, for sorted `slots`: one pass
-    /// over both sorted lists, each search starting where the previous one ended.
+    /// Raises `depths[i]` to the depth of `[e]` on `slots[i]`, for sorted `slots`.
     pub fn raise_to_cone_depths(&self, e: EventId, slots: &[Slot], depths: &mut [u32]) {
-        let mut cone = match self.cone(e) {
-            Cone::Sparse(c) => c,
-            Cone::Dense(nodes) => {
-                for (d, &s) in depths.iter_mut().zip(slots) {
-                    *d = (*d).max(self.nodes[nodes[s as usize] as usize].depth);
-                }
-                return;
-            }
-        };
-        for (d, &s) in depths.iter_mut().zip(slots) {
-            let i = cone.partition_point(|x| x.slot < s);
-            cone = &cone[i..];
-            match cone.first() {
-                Some(x) if x.slot == s => {
-                    *d = (*d).max(self.nodes[x.node as usize].depth);
-                }
-                Some(_) => {}
-                None => break,
-            }
-        }
+        // ⊥'s nodes are at depth 0.
+        self.cones.for_slots(self.cone(e), slots, |i, node| {
+            depths[i] = depths[i].max(self.nodes[node as usize].depth);
+        });
     }
 
     /// The cone entry of a node.
@@ -574,15 +520,16 @@ impl EventStore {
         if b == BOTTOM || self.size(a) >= self.size(b) {
             return false;
         }
+        // a's first node is its node on the first slot of its label.
         let s = self.event_slots(a)[0];
-        let entry = self.entry_on(a, s);
+        let entry = self.node_entry(self.events[a as usize].node_start);
         self.below_on(entry, self.cone_at(b, s))
     }
 
     /// Conflict: `a # b` (some event of `[a]` and some of `[b]` are dependent and unordered).
     /// Only slots both local configurations touch can separate them (⊥ is below everything).
     pub fn conflict(&self, a: EventId, b: EventId) -> bool {
-        self.cone(a).any_shared(self.cone(b), |x, y| {
+        self.cones.any_shared(self.cone(a), self.cone(b), |x, y| {
             !self.comparable_on(self.node_entry(x), self.node_entry(y))
         })
     }
@@ -590,14 +537,11 @@ impl EventStore {
     /// Whether `[e]` conflicts with a configuration given by its dense cone (one entry per
     /// slot).
     pub fn conflicts_with_cone(&self, e: EventId, cone: &[ConeEntry]) -> bool {
-        let separates =
-            |x: u32, y: ConeEntry| x != y.node && !self.comparable_on(self.node_entry(x), y);
-        match self.cone(e) {
-            Cone::Sparse(c) => c.iter().any(|x| separates(x.node, cone[x.slot as usize])),
-            // ⊥'s entries (node s on slot s) are below everything: where the configuration's
-            // entry is ⊥ too they are equal, and otherwise comparable.
-            Cone::Dense(d) => d.iter().zip(cone).any(|(&x, &y)| separates(x, y)),
-        }
+        // Slots where [e] has no event cannot separate: ⊥ is below everything.
+        self.cones.any_entry(self.cone(e), |s, x| {
+            let y = cone[s as usize];
+            x != y.node && !self.comparable_on(self.node_entry(x), y)
+        })
     }
 
     /// Immediate conflict `a #ⁱ b`: `a # b`, and `[a] ∪ [b] \ {a, b}` is a configuration. With
@@ -647,7 +591,7 @@ impl EventStore {
         }
         // Histories: the cones with each event replaced by its parent on its own slots; only
         // slots both cones name can separate them.
-        !self.cone(a).any_shared(self.cone(b), |x, y| {
+        !self.cones.any_shared(self.cone(a), self.cone(b), |x, y| {
             let x = self.history_cone_entry(a, self.node_entry(x));
             let y = self.history_cone_entry(b, self.node_entry(y));
             x != y && !self.comparable_on(x, y)
@@ -666,10 +610,12 @@ impl EventStore {
 
     /// The event `<t, H>` with immediate predecessors `preds`, if it exists.
     pub fn find(&self, t: Transition, preds: &[EventId]) -> Option<EventId> {
-        let h = key_hash(t, preds);
+        let h = short_hash(t, preds);
         self.table
-            .find(h, |&e| self.label(e) == t && self.preds(e) == preds)
-            .copied()
+            .find(table_hash(h), |&(e, eh)| {
+                eh == h && self.label(e) == t && self.preds(e) == preds
+            })
+            .map(|&(e, _)| e)
     }
 
     /// Computes `state(H)` for the history `H = ⋃ [p]` over `preds` into `out`, and returns
@@ -740,29 +686,7 @@ impl EventStore {
         debug_assert!(self.find(t, preds).is_none());
         let reused = self.free_ids.pop();
         let id = reused.unwrap_or(self.events.len() as EventId);
-        // Cone: the predecessors' sorted cones merged (the deeper entry where two name a
-        // slot), then e itself on its own slots.
-        let [mut acc, mut tmp, mut own] = std::mem::take(&mut self.merge_scratch);
-        let mut dense = std::mem::take(&mut self.dense_scratch);
-        // A dense predecessor makes the merge dense: its cost is then the slot count, which
-        // that predecessor's cone already is within a factor of two.
-        let dense_merge = preds
-            .iter()
-            .any(|&p| self.events[p as usize].cone_len == DENSE);
-        acc.clear();
-        dense.clear();
-        if dense_merge {
-            dense.extend(0..self.slots.count() as u32);
-            for &p in preds {
-                self.cone(p).raise_dense(&mut dense, &self.nodes);
-            }
-        } else {
-            acc.extend_from_slice(self.cone(preds[0]).sparse());
-            for &p in &preds[1..] {
-                merge_cones(&mut tmp, &acc, self.cone(p).sparse(), &self.nodes);
-                std::mem::swap(&mut acc, &mut tmp);
-            }
-        }
+        let mut own = std::mem::take(&mut self.own_scratch);
         own.clear();
         let my_slots = self.slots.of(t);
         let k = my_slots.len();
@@ -810,32 +734,18 @@ impl EventStore {
                 last_child: NO_NODE,
                 next_sibling: NO_NODE,
             };
-            own.push(SparseEntry {
-                slot: s,
-                node: node_start + i as u32,
-            });
+            own.push((s, me));
         }
-        // e is deeper than anything of its history on its own slots.
-        if dense_merge {
-            for x in &own {
-                dense[x.slot as usize] = x.node;
-            }
-        } else {
-            merge_cones(&mut tmp, &acc, &own, &self.nodes);
-            if 2 * tmp.len() >= self.slots.count() {
-                dense.extend(0..self.slots.count() as u32);
-                for x in &tmp {
-                    dense[x.slot as usize] = x.node;
-                }
-            }
-        }
-        let (cone_start, cone_len) = if dense.is_empty() {
-            (self.store_sparse_cone(&tmp), tmp.len() as u32)
-        } else {
-            (self.store_dense_cone(&dense), DENSE)
-        };
-        self.merge_scratch = [acc, tmp, own];
-        self.dense_scratch = dense;
+        // Cone: the predecessors' cones merged (the deeper entry where two name a slot: they
+        // lie in one configuration, so those are on one branch), then e itself on its own
+        // slots, where it is deeper than anything of its history.
+        let mut roots = std::mem::take(&mut self.roots_scratch);
+        roots.clear();
+        roots.extend(preds.iter().map(|&p| self.events[p as usize].cone));
+        let nodes = &self.nodes;
+        let cone = self.cones.build(&roots, &own, |n| nodes[n as usize].depth);
+        self.roots_scratch = roots;
+        self.own_scratch = own;
         let preds_len = preds.len() as u32;
         let preds_start = match self.free_preds.get_mut(&preds_len).and_then(Vec::pop) {
             Some(start) => {
@@ -857,8 +767,7 @@ impl EventStore {
             size: history_size + 1,
             node_start,
             level,
-            cone_start,
-            cone_len,
+            cone,
         };
         if reused.is_some() {
             let i = id as usize;
@@ -871,82 +780,32 @@ impl EventStore {
             self.states.extend_from_slice(state);
         }
         self.live += 1;
-        let h = key_hash(t, preds);
-        let (events, all_preds) = (&self.events, &self.preds);
-        self.table.insert_unique(h, id, |&e| {
-            let d = &events[e as usize];
-            key_hash(
-                d.label,
-                &all_preds[d.preds_start as usize..(d.preds_start + d.preds_len) as usize],
-            )
-        });
+        let h = short_hash(t, preds);
+        self.table
+            .insert_unique(table_hash(h), (id, h), |&(_, eh)| table_hash(eh));
         id
-    }
-
-    /// Stores a sparse cone, returns where it starts in `cones`.
-    fn store_sparse_cone(&mut self, cone: &[SparseEntry]) -> u32 {
-        let len = cone.len() as u32;
-        let capacity = cone_capacity(len);
-        let start = match self.free_cones.get_mut(&capacity).and_then(Vec::pop) {
-            Some(start) => start,
-            None => {
-                let start = self.cones.len() as u32;
-                grow(&mut self.cones, capacity as usize);
-                self.cones.resize(
-                    self.cones.len() + capacity as usize,
-                    SparseEntry { slot: 0, node: 0 },
-                );
-                start
-            }
-        };
-        self.cones[start as usize..(start + len) as usize].copy_from_slice(cone);
-        start
-    }
-
-    /// Stores a dense cone, returns where it starts in `dense_cones`.
-    fn store_dense_cone(&mut self, cone: &[u32]) -> u32 {
-        let start = match self.free_dense.pop() {
-            Some(start) => start,
-            None => {
-                let start = self.dense_cones.len() as u32;
-                grow(&mut self.dense_cones, cone.len());
-                self.dense_cones
-                    .resize(self.dense_cones.len() + cone.len(), 0);
-                start
-            }
-        };
-        self.dense_cones[start as usize..start as usize + cone.len()].copy_from_slice(cone);
-        start
     }
 
     /// Bytes held by the store (allocated capacity), in O(1).
     pub fn bytes(&self) -> u64 {
         use std::mem::size_of;
         let free: usize = self.free_ids.capacity() * 4
-            + (self.free_preds.len() + self.free_nodes.len() + self.free_cones.len()) * 32
+            + (self.free_preds.len() + self.free_nodes.len()) * 32
             + self
                 .free_preds
                 .values()
                 .chain(self.free_nodes.values())
-                .chain(self.free_cones.values())
                 .map(|v| v.capacity() * 4)
                 .sum::<usize>();
         (self.events.capacity() * size_of::<EventData>()
             + self.preds.capacity() * 4
             + self.nodes.capacity() * size_of::<SlotNode>()
             + self.children_removals.capacity() * 4
-            + self.cones.capacity() * size_of::<SparseEntry>()
-            + (self.dense_cones.capacity()
-                + self.free_dense.capacity()
-                + self.dense_scratch.capacity())
-                * 4
-            + self
-                .merge_scratch
-                .iter()
-                .map(|v| v.capacity() * size_of::<SparseEntry>())
-                .sum::<usize>()
+            + self.cones.bytes() as usize
+            + self.roots_scratch.capacity() * 4
+            + self.own_scratch.capacity() * 8
             + self.states.capacity() * 8
-            + self.table.capacity() * 5
+            + self.table.capacity() * 9
             + self.stamp.capacity() * 4
             + free) as u64
     }
@@ -974,142 +833,6 @@ impl EventStore {
             SlotsOf::Some(s) => s.to_vec(),
         }
     }
-}
-
-/// Merges two sorted sparse cones into `out`, keeping the deeper entry where both name a slot.
-fn merge_cones(
-    out: &mut Vec<SparseEntry>,
-    a: &[SparseEntry],
-    b: &[SparseEntry],
-    nodes: &[SlotNode],
-) {
-    out.clear();
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        match x.slot.cmp(&y.slot) {
-            std::cmp::Ordering::Less => {
-                out.push(x);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                out.push(y);
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                let deeper = if nodes[y.node as usize].depth > nodes[x.node as usize].depth {
-                    y
-                } else {
-                    x
-                };
-                out.push(deeper);
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-}
-
-/// `cone_len` of an event whose cone is dense.
-const DENSE: u32 = u32::MAX;
-
-/// An event's cone, as it is stored.
-#[derive(Clone, Copy)]
-enum Cone<'a> {
-    /// The entries other than ⊥, sorted by slot.
-    Sparse(&'a [SparseEntry]),
-    /// One node per slot: ⊥'s (node `s` on slot `s`) where the local configuration has no
-    /// event on the slot. Nodes of events come after ⊥'s, so `node != s` tells them apart.
-    Dense(&'a [u32]),
-}
-
-impl<'a> Cone<'a> {
-    /// The node of the last event on slot `s` (⊥'s node `s` if there is none).
-    #[inline]
-    fn node_at(self, s: Slot) -> u32 {
-        match self {
-            Cone::Sparse(c) => match c.binary_search_by_key(&s, |x| x.slot) {
-                Ok(i) => c[i].node,
-                Err(_) => s,
-            },
-            Cone::Dense(d) => d[s as usize],
-        }
-    }
-
-    /// The sparse entries (the cone must be sparse).
-    fn sparse(self) -> &'a [SparseEntry] {
-        match self {
-            Cone::Sparse(c) => c,
-            Cone::Dense(_) => unreachable!("a dense cone in a sparse merge"),
-        }
-    }
-
-    /// Raises the dense cone `out` to this one: on every slot, the deeper of the two nodes.
-    fn raise_dense(self, out: &mut [u32], nodes: &[SlotNode]) {
-        let mut raise = |s: usize, node: u32| {
-            let cur = out[s];
-            if node != cur && nodes[node as usize].depth > nodes[cur as usize].depth {
-                out[s] = node;
-            }
-        };
-        match self {
-            Cone::Sparse(c) => c.iter().for_each(|x| raise(x.slot as usize, x.node)),
-            Cone::Dense(d) => d.iter().enumerate().for_each(|(s, &node)| raise(s, node)),
-        }
-    }
-
-    /// Whether `f(x, y)` holds for the nodes `x` of this cone and `y` of `other` on some slot
-    /// where both name an event and the nodes differ (only there can two local configurations
-    /// disagree: one node on both sides is comparable with itself and with its parent).
-    #[inline]
-    fn any_shared(self, other: Cone<'_>, mut f: impl FnMut(u32, u32) -> bool) -> bool {
-        match (self, other) {
-            (Cone::Sparse(ca), Cone::Sparse(cb)) => {
-                let (mut i, mut j) = (0, 0);
-                while i < ca.len() && j < cb.len() {
-                    let (x, y) = (ca[i], cb[j]);
-                    match x.slot.cmp(&y.slot) {
-                        std::cmp::Ordering::Less => i += 1,
-                        std::cmp::Ordering::Greater => j += 1,
-                        std::cmp::Ordering::Equal => {
-                            if x.node != y.node && f(x.node, y.node) {
-                                return true;
-                            }
-                            i += 1;
-                            j += 1;
-                        }
-                    }
-                }
-                false
-            }
-            (Cone::Sparse(c), Cone::Dense(d)) => c.iter().any(|x| {
-                let y = d[x.slot as usize];
-                y != x.slot && y != x.node && f(x.node, y)
-            }),
-            (Cone::Dense(d), Cone::Sparse(c)) => c.iter().any(|y| {
-                let x = d[y.slot as usize];
-                x != y.slot && x != y.node && f(x, y.node)
-            }),
-            (Cone::Dense(da), Cone::Dense(db)) => da
-                .iter()
-                .zip(db)
-                .enumerate()
-                .any(|(s, (&x, &y))| x != y && x as usize != s && y as usize != s && f(x, y)),
-        }
-    }
-}
-
-/// The room given to a cone of `len` entries: `len` up to 8, then rounded up to a multiple
-/// of a quarter of the largest power of two not above it (at most a quarter wasted, and few
-/// distinct sizes).
-fn cone_capacity(len: u32) -> u32 {
-    if len <= 8 {
-        return len;
-    }
-    let step = 1u32 << (31 - len.leading_zeros() - 2);
-    len.div_ceil(step) * step
 }
 
 /// Makes room for `extra` more elements, growing by an eighth at a time instead of doubling,

@@ -8,7 +8,7 @@
 
 use hashbrown::HashTable;
 
-use super::identity_hash as key_hash;
+use super::{short_hash, table_hash};
 use crate::system::Transition;
 
 /// Dense id of a logged event; 0 is ⊥.
@@ -20,7 +20,8 @@ pub struct EventLog {
     pred_start: Vec<u32>,
     preds: Vec<LogId>,
     cutoff: Vec<bool>,
-    table: HashTable<LogId>,
+    /// The ids, each with its [`short_hash`].
+    table: HashTable<(LogId, u32)>,
 }
 
 impl Default for EventLog {
@@ -73,9 +74,9 @@ impl EventLog {
 
     /// The id of the event `(label, preds)` (`preds` sorted), and whether it is new.
     pub fn intern(&mut self, label: Transition, preds: &[LogId]) -> (LogId, bool) {
-        let h = key_hash(label, preds);
-        if let Some(&e) = self.table.find(h, |&e| {
-            self.labels[e as usize] == label && self.preds(e) == preds
+        let h = short_hash(label, preds);
+        if let Some(&(e, _)) = self.table.find(table_hash(h), |&(e, eh)| {
+            eh == h && self.labels[e as usize] == label && self.preds(e) == preds
         }) {
             return (e, false);
         }
@@ -84,11 +85,8 @@ impl EventLog {
         self.preds.extend_from_slice(preds);
         self.pred_start.push(self.preds.len() as u32);
         self.cutoff.push(false);
-        let (labels, pred_start, all) = (&self.labels, &self.pred_start, &self.preds);
-        self.table.insert_unique(h, id, |&e| {
-            let (a, b) = (pred_start[e as usize], pred_start[e as usize + 1]);
-            key_hash(labels[e as usize], &all[a as usize..b as usize])
-        });
+        self.table
+            .insert_unique(table_hash(h), (id, h), |&(_, eh)| table_hash(eh));
         (id, true)
     }
 
@@ -98,7 +96,7 @@ impl EventLog {
             + self.pred_start.capacity() * 4
             + self.preds.capacity() * 4
             + self.cutoff.capacity()
-            + self.table.capacity() * 5) as u64
+            + self.table.capacity() * 9) as u64
     }
 }
 

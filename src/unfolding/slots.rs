@@ -36,7 +36,8 @@ impl SlotMap {
     /// Builds the slots of `sys` from its footprints.
     pub fn new<S: System + ?Sized>(sys: &S) -> Self {
         let n = sys.transition_count();
-        let mut members: Vec<Vec<Transition>> = Vec::new();
+        // Each candidate slot with its origin (resource rank, then rank within the resource).
+        let mut members: Vec<(Vec<Transition>, u32)> = Vec::new();
         let mut by_resource: FxHashMap<u32, Accessors> = FxHashMap::default();
         for t in 0..n as Transition {
             for touch in sys.footprint(t) {
@@ -60,14 +61,18 @@ impl SlotMap {
                 c.dedup();
                 c
             };
+            let mut push = |m: Vec<Transition>| {
+                let origin = members.len() as u32;
+                members.push((m, origin));
+            };
             match (readers.is_empty(), adders.is_empty()) {
-                (true, true) => members.push(clique(&[])),
-                (false, true) => members.extend(readers.iter().map(|&r| clique(&[r]))),
-                (true, false) => members.extend(adders.iter().map(|&a| clique(&[a]))),
+                (true, true) => push(clique(&[])),
+                (false, true) => readers.iter().for_each(|&r| push(clique(&[r]))),
+                (true, false) => adders.iter().for_each(|&a| push(clique(&[a]))),
                 (false, false) => {
                     for &r in &readers {
                         for &a in &adders {
-                            members.push(clique(&[r, a]));
+                            push(clique(&[r, a]));
                         }
                     }
                 }
@@ -75,11 +80,12 @@ impl SlotMap {
         }
         // A slot whose members all lie in another slot adds no pair: drop it. Sorting by size,
         // largest first, lets each slot be checked against the ones kept so far.
-        members.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        members.dedup();
+        members.sort_unstable_by(|(a, _), (b, _)| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        members.dedup_by(|(a, _), (b, _)| a == b);
         let mut kept: Vec<Vec<Transition>> = Vec::new();
+        let mut origins: Vec<u32> = Vec::new();
         let mut slots_of: Vec<Vec<Slot>> = vec![Vec::new(); n];
-        for m in members {
+        for (m, origin) in members {
             if m.is_empty() {
                 continue;
             }
@@ -97,12 +103,25 @@ impl SlotMap {
                 slots_of[t as usize].push(id);
             }
             kept.push(m);
+            origins.push(origin);
         }
         for (t, list) in slots_of.iter_mut().enumerate() {
             if list.is_empty() {
                 list.push(kept.len() as Slot);
                 kept.push(vec![t as Transition]);
+                origins.push(u32::MAX);
             }
+        }
+        // Number the slots of one resource consecutively: an event's slots then lie close
+        // together, and so do its entries in the cone trees (see `super::cone`).
+        let mut by_origin: Vec<Slot> = (0..kept.len() as Slot).collect();
+        by_origin.sort_by_key(|&s| origins[s as usize]);
+        let mut renumber = vec![0; kept.len()];
+        for (new, &old) in by_origin.iter().enumerate() {
+            renumber[old as usize] = new as Slot;
+        }
+        for list in &mut slots_of {
+            list.iter_mut().for_each(|s| *s = renumber[*s as usize]);
         }
         let mut offsets = Vec::with_capacity(n + 1);
         let mut slots = Vec::new();

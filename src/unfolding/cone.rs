@@ -1,0 +1,489 @@
+//! Cones as persistent radix trees over the slots, sharing structure between events.
+//!
+//! An event's cone maps every slot to the node of the last event of its local configuration on
+//! that slot (⊥'s node `s` on slot `s` where there is none). Stored flat, a cone costs one entry
+//! per slot, and a system with many slots whose events reach far (a chain of `n` transitions
+//! has `n` slots and its `i`-th event names `i` of them) costs O(n²) memory. But an event's cone
+//! differs from its predecessors' in few places: on its own slots, and where predecessors
+//! disagree. So cones are stored as trees of fixed blocks, [`FANOUT`] entries each, and a new
+//! cone copies only the paths down to the blocks that changed; every other subtree is shared.
+//!
+//! - A leaf block holds the nodes of [`FANOUT`] consecutive slots; an inner block the ids of
+//!   [`FANOUT`] subtrees. Block 0 is the empty subtree (⊥ on every slot below it), at any level.
+//! - Blocks are reference counted, so that a removed event gives back what only it used.
+//! - Two cones that share a subtree agree on all its slots: the comparisons of causality and
+//!   conflict skip it without looking inside.
+
+/// Entries per block, as a power of two.
+const FANOUT_BITS: u32 = 4;
+
+/// Entries per block: a leaf of 16 nodes is one 64-byte cache line.
+pub const FANOUT: usize = 1 << FANOUT_BITS;
+
+/// A block: slots' nodes (a leaf) or subtrees (an inner block).
+type Block = [u32; FANOUT];
+
+/// The empty subtree: ⊥ on every slot below it.
+pub const EMPTY: u32 = 0;
+
+/// The cones of a store's events: an arena of reference-counted blocks.
+pub struct ConeForest {
+    /// The number of slots.
+    slots: u32,
+    /// Levels of a tree: 1 when a root is a leaf.
+    height: u32,
+    blocks: Vec<Block>,
+    /// References to each block (from events' roots and from inner blocks).
+    refs: Vec<u32>,
+    /// Ids of freed blocks, for reuse.
+    free: Vec<u32>,
+    /// Scratch room of [`build`](Self::build): the subtrees being merged, level by level.
+    stack: Vec<u32>,
+}
+
+impl ConeForest {
+    /// An empty forest for cones over `slots` slots.
+    pub fn new(slots: usize) -> Self {
+        let mut height = 1;
+        while (FANOUT as u64).pow(height) < slots as u64 {
+            height += 1;
+        }
+        ConeForest {
+            slots: slots as u32,
+            height,
+            // Block 0 is the empty subtree; it is never freed.
+            blocks: vec![[0; FANOUT]],
+            refs: vec![u32::MAX],
+            free: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// The shift that selects the entry of a slot in a block at `level` (0 for leaves).
+    #[inline]
+    fn shift(level: u32) -> u32 {
+        FANOUT_BITS * level
+    }
+
+    /// The node of cone `root` on slot `s`.
+    #[inline]
+    pub fn get(&self, root: u32, s: u32) -> u32 {
+        let mut b = root;
+        let mut level = self.height - 1;
+        while level > 0 {
+            if b == EMPTY {
+                return s;
+            }
+            b = self.blocks[b as usize][((s >> Self::shift(level)) as usize) & (FANOUT - 1)];
+            level -= 1;
+        }
+        if b == EMPTY {
+            s
+        } else {
+            self.blocks[b as usize][s as usize & (FANOUT - 1)]
+        }
+    }
+
+    /// The nodes of cone `root` on the sorted `slots`, passed to `f` with their index: one
+    /// descent per leaf instead of one per slot.
+    #[inline]
+    pub fn for_slots(&self, root: u32, slots: &[u32], mut f: impl FnMut(usize, u32)) {
+        let mut leaf_of = u32::MAX;
+        let mut leaf = EMPTY;
+        for (i, &s) in slots.iter().enumerate() {
+            let want = s >> FANOUT_BITS;
+            if want != leaf_of {
+                leaf_of = want;
+                leaf = self.leaf(root, s);
+            }
+            f(
+                i,
+                if leaf == EMPTY {
+                    s
+                } else {
+                    self.blocks[leaf as usize][s as usize & (FANOUT - 1)]
+                },
+            );
+        }
+    }
+
+    /// The leaf block of cone `root` holding slot `s` ([`EMPTY`] when it is all ⊥).
+    #[inline]
+    fn leaf(&self, root: u32, s: u32) -> u32 {
+        let mut b = root;
+        let mut level = self.height - 1;
+        while level > 0 && b != EMPTY {
+            b = self.blocks[b as usize][((s >> Self::shift(level)) as usize) & (FANOUT - 1)];
+            level -= 1;
+        }
+        b
+    }
+
+    /// A new cone (with one reference, the caller's): on every slot the deepest of the nodes
+    /// the cones `inputs` name there (they must lie on one branch of the slot's tree, as the
+    /// cones of the events of one configuration do), then `own` (sorted by slot) on top.
+    /// `depth` gives a node's depth.
+    pub fn build(&mut self, inputs: &[u32], own: &[(u32, u32)], depth: impl Fn(u32) -> u32) -> u32 {
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
+        stack.extend_from_slice(inputs);
+        let root = self.build_at(&mut stack, 0, self.height - 1, 0, own, &depth);
+        self.stack = stack;
+        root
+    }
+
+    /// [`build`](Self::build) of the subtree at `level` whose first slot is `base`, from the
+    /// subtrees `stack[from..]`; leaves the stack as it found it.
+    fn build_at(
+        &mut self,
+        stack: &mut Vec<u32>,
+        from: usize,
+        level: u32,
+        base: u32,
+        own: &[(u32, u32)],
+        depth: &impl Fn(u32) -> u32,
+    ) -> u32 {
+        // The distinct non-empty inputs, moved to the front of stack[from..].
+        let mut end = from;
+        for i in from..stack.len() {
+            let b = stack[i];
+            if b != EMPTY && !stack[from..end].contains(&b) {
+                stack[end] = b;
+                end += 1;
+            }
+        }
+        stack.truncate(end);
+        if own.is_empty() && end - from <= 1 {
+            // One input (or none) and nothing of its own: the subtree is shared as it is.
+            let b = if end > from { stack[from] } else { EMPTY };
+            stack.truncate(from);
+            self.share(b);
+            return b;
+        }
+        let block = if level == 0 {
+            let mut leaf: Block = std::array::from_fn(|i| base + i as u32);
+            if end > from {
+                leaf = self.blocks[stack[from] as usize];
+                for &b in &stack[from + 1..end] {
+                    let other = &self.blocks[b as usize];
+                    for (i, (x, &y)) in leaf.iter_mut().zip(other).enumerate() {
+                        let s = base + i as u32;
+                        // Only entries of events need a depth: ⊥ (node s) is below them.
+                        if *x != y && y != s && (*x == s || depth(y) > depth(*x)) {
+                            *x = y;
+                        }
+                    }
+                }
+            }
+            for &(s, node) in own {
+                leaf[(s - base) as usize] = node;
+            }
+            leaf
+        } else {
+            let shift = Self::shift(level);
+            let mut children = [EMPTY; FANOUT];
+            let mut rest = own;
+            for (c, child) in children.iter_mut().enumerate() {
+                let child_base = base + ((c as u32) << shift);
+                if child_base >= self.slots {
+                    break;
+                }
+                let split = rest.partition_point(|&(s, _)| s < child_base + (1 << shift));
+                let (mine, later) = rest.split_at(split);
+                rest = later;
+                let sub = stack.len();
+                for i in from..end {
+                    let b = stack[i];
+                    stack.push(self.blocks[b as usize][c]);
+                }
+                *child = self.build_at(stack, sub, level - 1, child_base, mine, depth);
+            }
+            children
+        };
+        // Without entries of its own the result may equal an input: share that one instead.
+        if own.is_empty()
+            && let Some(&same) = stack[from..end]
+                .iter()
+                .find(|&&b| self.blocks[b as usize] == block)
+        {
+            stack.truncate(from);
+            if level > 0 {
+                for &child in &block {
+                    self.unshare(child);
+                }
+            }
+            self.share(same);
+            return same;
+        }
+        stack.truncate(from);
+        self.alloc(block)
+    }
+
+    /// Adds a reference to block `b`.
+    #[inline]
+    fn share(&mut self, b: u32) {
+        if b != EMPTY {
+            self.refs[b as usize] += 1;
+        }
+    }
+
+    /// Drops a reference to block `b`, which is still referenced elsewhere.
+    #[inline]
+    fn unshare(&mut self, b: u32) {
+        if b != EMPTY {
+            debug_assert!(self.refs[b as usize] > 1);
+            self.refs[b as usize] -= 1;
+        }
+    }
+
+    fn alloc(&mut self, block: Block) -> u32 {
+        match self.free.pop() {
+            Some(b) => {
+                self.blocks[b as usize] = block;
+                self.refs[b as usize] = 1;
+                b
+            }
+            None => {
+                let b = self.blocks.len() as u32;
+                grow(&mut self.blocks);
+                grow(&mut self.refs);
+                self.blocks.push(block);
+                self.refs.push(1);
+                b
+            }
+        }
+    }
+
+    /// Drops the caller's reference to cone `root`: blocks nothing else uses are freed.
+    pub fn release(&mut self, root: u32) {
+        self.release_at(root, self.height - 1);
+    }
+
+    fn release_at(&mut self, b: u32, level: u32) {
+        if b == EMPTY {
+            return;
+        }
+        self.refs[b as usize] -= 1;
+        if self.refs[b as usize] == 0 {
+            if level > 0 {
+                for c in self.blocks[b as usize] {
+                    self.release_at(c, level - 1);
+                }
+            }
+            self.free.push(b);
+        }
+    }
+
+    /// Whether `f(x, y)` holds for the nodes `x` of cone `a` and `y` of cone `b` on some slot
+    /// where both name an event (not ⊥) and the nodes differ. Shared subtrees are skipped.
+    #[inline]
+    pub fn any_shared(&self, a: u32, b: u32, mut f: impl FnMut(u32, u32) -> bool) -> bool {
+        self.any_shared_at(a, b, self.height - 1, 0, &mut f)
+    }
+
+    fn any_shared_at(
+        &self,
+        a: u32,
+        b: u32,
+        level: u32,
+        base: u32,
+        f: &mut impl FnMut(u32, u32) -> bool,
+    ) -> bool {
+        if a == b || a == EMPTY || b == EMPTY {
+            return false;
+        }
+        let (ba, bb) = (&self.blocks[a as usize], &self.blocks[b as usize]);
+        if level == 0 {
+            let n = (self.slots - base).min(FANOUT as u32) as usize;
+            return (0..n).any(|i| {
+                let (x, y, s) = (ba[i], bb[i], base + i as u32);
+                x != y && x != s && y != s && f(x, y)
+            });
+        }
+        let shift = Self::shift(level);
+        (0..FANOUT).any(|c| {
+            let child_base = base + ((c as u32) << shift);
+            child_base < self.slots && self.any_shared_at(ba[c], bb[c], level - 1, child_base, f)
+        })
+    }
+
+    /// Whether `f(s, x)` holds for some slot `s` where cone `root` names an event's node `x`
+    /// (not ⊥).
+    #[inline]
+    pub fn any_entry(&self, root: u32, mut f: impl FnMut(u32, u32) -> bool) -> bool {
+        self.any_entry_at(root, self.height - 1, 0, &mut f)
+    }
+
+    fn any_entry_at(
+        &self,
+        b: u32,
+        level: u32,
+        base: u32,
+        f: &mut impl FnMut(u32, u32) -> bool,
+    ) -> bool {
+        if b == EMPTY {
+            return false;
+        }
+        let block = &self.blocks[b as usize];
+        if level == 0 {
+            let n = (self.slots - base).min(FANOUT as u32) as usize;
+            return (0..n).any(|i| {
+                let s = base + i as u32;
+                block[i] != s && f(s, block[i])
+            });
+        }
+        let shift = Self::shift(level);
+        (0..FANOUT).any(|c| {
+            let child_base = base + ((c as u32) << shift);
+            child_base < self.slots && self.any_entry_at(block[c], level - 1, child_base, f)
+        })
+    }
+
+    /// Blocks in use (the empty one excluded).
+    pub fn blocks_in_use(&self) -> usize {
+        self.blocks.len() - 1 - self.free.len()
+    }
+
+    /// Bytes held (allocated capacity).
+    pub fn bytes(&self) -> u64 {
+        (self.blocks.capacity() * std::mem::size_of::<Block>()
+            + (self.refs.capacity() + self.free.capacity() + self.stack.capacity()) * 4)
+            as u64
+    }
+}
+
+/// Makes room for one more element, growing by an eighth at a time instead of doubling, so
+/// that the forest's allocations track its contents closely under a memory limit.
+fn grow<T>(v: &mut Vec<T>) {
+    if v.len() == v.capacity() {
+        v.reserve_exact((v.len() / 8).max(256));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A flat cone: the node of every slot. Nodes are numbered so that ⊥'s node on slot `s`
+    /// is `s`, and an event's node on slot `s` is `slots + depth * slots + s`: the depth can
+    /// be read back, and nodes of one slot at different depths differ.
+    fn node(slots: u32, s: u32, depth: u32) -> u32 {
+        if depth == 0 {
+            s
+        } else {
+            slots + depth * slots + s
+        }
+    }
+
+    fn depth_of(slots: u32) -> impl Fn(u32) -> u32 {
+        move |n| if n < slots { 0 } else { (n - slots) / slots }
+    }
+
+    /// Builds cones from earlier ones as `build` would be used by the store, and checks every
+    /// one against a flat model: lookups, the shared-slot walk, the entry walk, and that
+    /// releasing everything frees every block.
+    /// One cone to build: indexes of earlier cones to merge, and (slot, extra depth) pairs of
+    /// its own.
+    type Step = (Vec<usize>, Vec<(u32, u32)>);
+
+    fn check(slots: u32, steps: Vec<Step>) {
+        let mut forest = ConeForest::new(slots as usize);
+        let depth = depth_of(slots);
+        let mut roots = vec![EMPTY];
+        let mut flats: Vec<Vec<u32>> = vec![(0..slots).collect()];
+        for (inputs, own) in steps {
+            let inputs: Vec<usize> = inputs.into_iter().map(|i| i % roots.len()).collect();
+            let mut own: Vec<(u32, u32)> =
+                own.into_iter().map(|(s, d)| (s % slots, 1 + d)).collect();
+            own.sort();
+            own.dedup_by_key(|x| x.0);
+            let mut flat: Vec<u32> = (0..slots).collect();
+            for &i in &inputs {
+                for s in 0..slots as usize {
+                    if depth(flats[i][s]) > depth(flat[s]) {
+                        flat[s] = flats[i][s];
+                    }
+                }
+            }
+            let own: Vec<(u32, u32)> = own
+                .into_iter()
+                .map(|(s, d)| (s, node(slots, s, depth(flat[s as usize]) + d)))
+                .collect();
+            for &(s, n) in &own {
+                flat[s as usize] = n;
+            }
+            let input_roots: Vec<u32> = inputs.iter().map(|&i| roots[i]).collect();
+            let root = forest.build(&input_roots, &own, &depth);
+            for s in 0..slots {
+                assert_eq!(forest.get(root, s), flat[s as usize], "slot {s}");
+            }
+            let all: Vec<u32> = (0..slots).collect();
+            forest.for_slots(root, &all, |i, n| assert_eq!(n, flat[i]));
+            let mut seen = Vec::new();
+            forest.any_entry(root, |s, n| {
+                seen.push((s, n));
+                false
+            });
+            let want: Vec<(u32, u32)> = (0..slots)
+                .filter(|&s| flat[s as usize] != s)
+                .map(|s| (s, flat[s as usize]))
+                .collect();
+            assert_eq!(seen, want);
+            for (other, other_flat) in roots.iter().zip(&flats) {
+                let mut pairs = Vec::new();
+                forest.any_shared(root, *other, |x, y| {
+                    pairs.push((x, y));
+                    false
+                });
+                let want: Vec<(u32, u32)> = (0..slots as usize)
+                    .map(|s| (flat[s], other_flat[s], s as u32))
+                    .filter(|&(x, y, s)| x != y && x != s && y != s)
+                    .map(|(x, y, _)| (x, y))
+                    .collect();
+                assert_eq!(pairs, want);
+            }
+            roots.push(root);
+            flats.push(flat);
+        }
+        for &r in &roots[1..] {
+            forest.release(r);
+        }
+        assert_eq!(forest.blocks_in_use(), 0);
+    }
+
+    #[test]
+    fn a_chain_shares_all_but_one_path() {
+        let slots = 1000u32;
+        let mut forest = ConeForest::new(slots as usize);
+        let depth = depth_of(slots);
+        let mut root = EMPTY;
+        let mut roots = Vec::new();
+        for s in 0..slots {
+            let r = forest.build(&[root], &[(s, node(slots, s, 1))], &depth);
+            roots.push(r);
+            root = r;
+        }
+        // Height 3 (16³ ≥ 1000): each cone adds at most 3 blocks.
+        assert!(forest.blocks_in_use() <= 3 * slots as usize);
+        assert_eq!(forest.get(root, 999), node(slots, 999, 1));
+        assert_eq!(forest.get(roots[10], 11), 11);
+        for r in roots {
+            forest.release(r);
+        }
+        assert_eq!(forest.blocks_in_use(), 0);
+    }
+
+    proptest! {
+        #[test]
+        fn cones_agree_with_flat_arrays(
+            slots in 1u32..300,
+            steps in prop::collection::vec(
+                (prop::collection::vec(0usize..64, 0..4),
+                 prop::collection::vec((0u32..300, 0u32..3), 0..5)),
+                1..24),
+        ) {
+            check(slots, steps);
+        }
+    }
+}
