@@ -221,7 +221,9 @@ struct Explorer<'s, S: System + ?Sized> {
     opts: UdporOptions,
     store: EventStore,
     /// Transitions sharing a slot with each transition (itself included).
-    dependents: Vec<Vec<Transition>>,
+    dependents: Dependents,
+    /// By transition: marks `push` sets on the dependents of one label (all false between).
+    dependent_mark: Vec<bool>,
     /// Per transition, the resources it tests whose changers all lie in one of its slots,
     /// with that slot (index into the transition's slots).
     guards: Vec<Vec<(usize, Resource)>>,
@@ -293,6 +295,81 @@ struct Explorer<'s, S: System + ?Sized> {
     /// Bytes held by `icf_memo`'s lists.
     icf_bytes: u64,
     stats: UdporStats,
+}
+
+/// The transitions sharing a slot with each transition (itself included), sorted.
+///
+/// Kept as one list per transition while those lists are small in all; otherwise (`n`
+/// transitions on one slot would make n² entries) gathered from the slots' members on demand.
+struct Dependents {
+    /// The lists, when kept.
+    table: Option<Vec<Vec<Transition>>>,
+    /// The members of every slot.
+    members: Vec<Vec<Transition>>,
+    /// The slots of every transition.
+    slots_of: Vec<Vec<Slot>>,
+    /// A spare list for the gathering, handed out and given back.
+    spare: Vec<Transition>,
+}
+
+impl Dependents {
+    /// Entries above which the lists are gathered on demand instead of kept (32 MiB).
+    const KEPT_ENTRIES: usize = 8 << 20;
+
+    fn new(
+        slots: &crate::unfolding::slots::SlotMap,
+        members: &FxHashMap<Slot, Vec<Transition>>,
+        n: usize,
+    ) -> Self {
+        let mut by_slot = vec![Vec::new(); slots.count()];
+        for (&s, m) in members {
+            by_slot[s as usize] = m.clone();
+        }
+        let mut deps = Dependents {
+            table: None,
+            members: by_slot,
+            slots_of: (0..n as Transition).map(|t| slots.of(t).to_vec()).collect(),
+            spare: Vec::new(),
+        };
+        let total: usize = deps
+            .slots_of
+            .iter()
+            .flatten()
+            .map(|&s| deps.members[s as usize].len())
+            .sum();
+        if total <= Self::KEPT_ENTRIES {
+            deps.table = Some((0..n as Transition).map(|t| deps.gather(t)).collect());
+        }
+        deps
+    }
+
+    /// The dependents of `t`, from its slots' members.
+    fn gather(&mut self, t: Transition) -> Vec<Transition> {
+        let mut v = std::mem::take(&mut self.spare);
+        v.clear();
+        for &s in &self.slots_of[t as usize] {
+            v.extend_from_slice(&self.members[s as usize]);
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The dependents of `t`; hand the list back with [`give_back`](Self::give_back).
+    fn of(&mut self, t: Transition) -> Vec<Transition> {
+        match &mut self.table {
+            Some(table) => std::mem::take(&mut table[t as usize]),
+            None => self.gather(t),
+        }
+    }
+
+    /// Returns the list [`of`](Self::of) `t` handed out.
+    fn give_back(&mut self, t: Transition, list: Vec<Transition>) {
+        match &mut self.table {
+            Some(table) => table[t as usize] = list,
+            None => self.spare = list,
+        }
+    }
 }
 
 /// The least local configuration known to reach a state.
@@ -420,18 +497,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 members.entry(s).or_default().push(t);
             }
         }
-        let dependents = (0..n as Transition)
-            .map(|t| {
-                let mut v: Vec<Transition> = slots
-                    .of(t)
-                    .iter()
-                    .flat_map(|s| members[s].iter().copied())
-                    .collect();
-                v.sort_unstable();
-                v.dedup();
-                v
-            })
-            .collect();
+        let dependents = Dependents::new(slots, &members, n);
         let guards = Self::single_slot_guards(sys, slots, &members);
         let words = sys.state_words();
         let top = (0..store.slots().count() as Slot)
@@ -447,6 +513,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             opts,
             store,
             dependents,
+            dependent_mark: Vec::new(),
             guards,
             c: Vec::new(),
             push_ids: Vec::new(),
@@ -790,23 +857,48 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
         self.stats.max_configuration_size =
             self.stats.max_configuration_size.max(self.c.len() as u64);
+        // An extension x of C stays one of C ∪ {e} iff it shares no slot with e: on a shared
+        // slot its parent is C's last event there, which e has just replaced. Long lists test
+        // that by marking e's dependent transitions once.
+        let label = self.store.label(e);
+        let long = self.en[level].len() + self.en_cutoffs[level].len() > 64;
+        let dependents = self.dependents.of(label);
+        if long {
+            extend_to(&mut self.dependent_mark, self.sys.transition_count(), false);
+            for &t in &dependents {
+                self.dependent_mark[t as usize] = true;
+            }
+        }
+        let stays = |x: EventId| {
+            let kept = if long {
+                !self.dependent_mark[self.store.label(x) as usize]
+            } else {
+                self.enabled_in_c(x)
+            };
+            debug_assert_eq!(kept, self.enabled_in_c(x));
+            kept
+        };
         let mut en: Vec<EventId> = self.en[level]
             .iter()
             .copied()
-            .filter(|&x| x != e && self.enabled_in_c(x))
+            .filter(|&x| x != e && stays(x))
             .collect();
         let mut en_cutoffs: Vec<EventId> = self.en_cutoffs[level]
             .iter()
             .copied()
-            .filter(|&x| self.enabled_in_c(x))
+            .filter(|&x| stays(x))
             .collect();
-        let label = self.store.label(e);
-        let dependents = std::mem::take(&mut self.dependents[label as usize]);
-        let mut found = Vec::new();
-        for &t in &dependents {
-            self.extensions_through(t, e, &mut found)?;
+        if long {
+            for &t in &dependents {
+                self.dependent_mark[t as usize] = false;
+            }
         }
-        self.dependents[label as usize] = dependents;
+        let mut found = Vec::new();
+        let searched = dependents
+            .iter()
+            .try_for_each(|&t| self.extensions_through(t, e, &mut found));
+        self.dependents.give_back(label, dependents);
+        searched?;
         for x in found {
             if !self.enabled_in_c(x) {
                 continue;
@@ -1121,10 +1213,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
         // The events in immediate conflict with y are among its siblings on its slots; all
         // of them are kept (a superset, cheaper than testing each for immediate conflict).
+        // Each list of siblings is walked once: the events of D are often siblings of one
+        // another, and n of them would otherwise cost n² here.
+        let mut walked: FxHashSet<(EventId, Slot)> = FxHashSet::default();
         for &y in self.c.iter().chain(&self.d) {
             for &s in self.store.event_slots(y) {
                 let parent = self.store.parent_on(y, s);
-                stack.extend(self.store.children_on(parent, s));
+                if walked.insert((parent, s)) {
+                    stack.extend(self.store.children_on(parent, s));
+                }
             }
         }
         keep[BOTTOM as usize] = true;
@@ -1467,34 +1564,62 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// conflict-free. An event already in immediate conflict with a pick needs no pick of its
     /// own (another pick would only add constraints), and spikes are built only for the events
     /// that need one: with `n` events of `D` in conflict with one another this makes an
-    /// alternative cost `O(n)` instead of `O(n²)`.
+    /// alternative cost `O(n)` instead of `O(n²)`. Iterative: `D` can hold many thousands of
+    /// events.
     fn comb(&mut self, unjustified: &[EventId], picks: &mut Vec<EventId>) -> bool {
-        let Some((&d, rest)) = unjustified.split_first() else {
-            return true;
-        };
-        if picks.iter().any(|&p| self.store.immediate_conflict(d, p)) {
-            return self.comb(rest, picks);
-        }
-        // The spike of `d` is walked lazily: the first member that completes the comb ends
-        // the search, and the rest of the spike is never tested against `C`. (The memo of `d`
-        // is not touched below: `unjustified` names each event once.)
-        self.refresh_icf(d);
-        for k in 0.. {
-            let Some(c) = self.icf_memo[d as usize]
-                .as_ref()
-                .and_then(|m| m.events.get(k).copied())
-            else {
-                return false;
+        // One choice point per pick: the index of its event in `unjustified`, and where to
+        // go on in that event's spike if the rest of the comb fails.
+        let mut choices: Vec<(usize, usize)> = Vec::new();
+        let mut i = 0;
+        let mut resume = None;
+        loop {
+            let (d, from) = match resume.take() {
+                Some((at, k)) => {
+                    i = at;
+                    (unjustified[i], k)
+                }
+                None => {
+                    while i < unjustified.len()
+                        && picks
+                            .iter()
+                            .any(|&p| self.store.immediate_conflict(unjustified[i], p))
+                    {
+                        i += 1;
+                    }
+                    let Some(&d) = unjustified.get(i) else {
+                        return true;
+                    };
+                    // (The memo of `d` is not touched while `d` is a choice point:
+                    // `unjustified` names each event once.)
+                    self.refresh_icf(d);
+                    (d, 0)
+                }
             };
-            if !self.in_spike(c, picks) {
-                continue;
+            // The spike of `d` is walked lazily: the first member that completes the comb
+            // ends the search, and the rest of the spike is never tested against `C`.
+            let mut picked = false;
+            for k in from.. {
+                let Some(c) = self.icf_memo[d as usize]
+                    .as_ref()
+                    .and_then(|m| m.events.get(k).copied())
+                else {
+                    break;
+                };
+                if self.in_spike(c, picks) {
+                    picks.push(c);
+                    choices.push((i, k + 1));
+                    i += 1;
+                    picked = true;
+                    break;
+                }
             }
-            picks.push(c);
-            if self.comb(rest, picks) {
-                return true;
+            if !picked {
+                let Some(back) = choices.pop() else {
+                    return false;
+                };
+                picks.pop();
+                resume = Some(back);
             }
-            picks.pop();
         }
-        false
     }
 }

@@ -744,6 +744,27 @@ impl EventStore {
         roots.extend(preds.iter().map(|&p| self.events[p as usize].cone));
         let nodes = &self.nodes;
         let cone = self.cones.build(&roots, &own, |n| nodes[n as usize].depth);
+        #[cfg(debug_assertions)]
+        for s in 0..self.slots.count() as u32 {
+            let mut want = s;
+            for &r in &roots {
+                let n = self.cones.get(r, s);
+                if n != s
+                    && (want == s || self.nodes[n as usize].depth > self.nodes[want as usize].depth)
+                {
+                    want = n;
+                }
+            }
+            if let Some(&(_, n)) = own.iter().find(|x| x.0 == s) {
+                want = n;
+            }
+            assert_eq!(
+                self.cones.get(cone, s),
+                want,
+                "slot {s} of {} slots, roots {roots:?}, own {own:?}",
+                self.slots.count()
+            );
+        }
         self.roots_scratch = roots;
         self.own_scratch = own;
         let preds_len = preds.len() as u32;
