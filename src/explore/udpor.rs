@@ -1515,13 +1515,21 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 })
             }
         };
+        let label = self.store.label(d);
         for (k, &s) in slots.iter().enumerate() {
             let parent = self.store.parent_on(d, s);
-            let new = self.store.children_after(parent, s, memo.seen[k]);
+            let new = self.store.labeled_children_after(parent, s, memo.seen[k]);
             // An event in immediate conflict with `d` has `d`'s parent on every slot they
-            // share: it is kept from the first of them only.
-            memo.events
-                .extend(new.filter(|&c| self.store.immediate_conflict_first_on(d, c, s)));
+            // share: it is kept from the first of them only (decided from the labels, before
+            // the event itself is looked at).
+            let slot_map = self.store.slots();
+            memo.events.extend(
+                new.filter(|&(c, lc)| {
+                    slot_map.first_shared(label, lc) == Some(s)
+                        && self.store.immediate_conflict_first_on(d, c, s)
+                })
+                .map(|(c, _)| c),
+            );
             memo.seen[k] = self.store.last_child_on(parent, s);
         }
         self.icf_bytes += memo.bytes();

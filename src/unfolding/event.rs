@@ -103,9 +103,13 @@ impl SlotNode {
 }
 
 /// The children of a node, in the order they were added (see [`EventStore::children_on`]).
-pub struct Children<'a> {
-    nodes: &'a [SlotNode],
-    next: u32,
+pub struct Children<'a>(ChildWalk<'a>);
+
+enum ChildWalk<'a> {
+    /// Following the list threaded through the nodes.
+    List { nodes: &'a [SlotNode], next: u32 },
+    /// Reading a node's array of children (see [`EventStore`]'s `wide`).
+    Array(std::slice::Iter<'a, (EventId, Transition)>),
 }
 
 impl Iterator for Children<'_> {
@@ -113,12 +117,17 @@ impl Iterator for Children<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<EventId> {
-        if self.next == NO_NODE {
-            return None;
+        match &mut self.0 {
+            ChildWalk::List { nodes, next } => {
+                if *next == NO_NODE {
+                    return None;
+                }
+                let node = &nodes[*next as usize];
+                *next = node.next_sibling;
+                Some(node.event)
+            }
+            ChildWalk::Array(it) => it.next().map(|&(e, _)| e),
         }
-        let node = &self.nodes[self.next as usize];
-        self.next = node.next_sibling;
-        Some(node.event)
     }
 }
 
@@ -126,12 +135,23 @@ impl Iterator for Children<'_> {
 /// (see [`EventStore::children_after`]). It stays valid while no child is removed from that
 /// list ([`EventStore::siblings_removals`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChildCursor(u32);
+pub struct ChildCursor {
+    /// The last child seen (`NO_NODE` for none), and how many were seen.
+    node: u32,
+    seen: u32,
+}
 
 impl ChildCursor {
     /// Before the first child.
-    pub const START: ChildCursor = ChildCursor(NO_NODE);
+    pub const START: ChildCursor = ChildCursor {
+        node: NO_NODE,
+        seen: 0,
+    };
 }
+
+/// Children above which a node keeps them in an array as well: scanning a long list of
+/// siblings node by node waits on memory at every step, reading an array does not.
+const WIDE_AT: u8 = 12;
 
 #[derive(Clone, Copy, Debug)]
 struct EventData {
@@ -158,6 +178,12 @@ pub struct EventStore {
     /// Per node, how often a child was removed from its list (never reset, so that a count
     /// once seen is never seen again for that node). Children are otherwise only appended.
     children_removals: Vec<u32>,
+    /// Per node, its number of children, up to [`WIDE_AT`]; past that, the node's children
+    /// are also kept in `wide`, in the same order, with their labels.
+    child_count: Vec<u8>,
+    wide: FxHashMap<u32, Vec<(EventId, Transition)>>,
+    /// Entries in `wide`'s arrays, for [`bytes`](Self::bytes).
+    wide_children: usize,
     /// The events' cones, sharing their common parts. A node of ⊥ (node `s` on slot `s`)
     /// stands for "no event on that slot"; nodes of events come after ⊥'s.
     cones: ConeForest,
@@ -206,6 +232,9 @@ impl EventStore {
             // ⊥'s node on slot s is node s, its own parent.
             nodes: (0..n as u32).map(SlotNode::bottom).collect(),
             children_removals: vec![0; n],
+            child_count: vec![0; n],
+            wide: FxHashMap::default(),
+            wide_children: 0,
             cones: ConeForest::new(n),
             states,
             table: HashTable::new(),
@@ -275,6 +304,10 @@ impl EventStore {
             let pidx = self.nodes[me as usize].parent_node as usize;
             self.unlink_child(pidx, me);
             self.children_removals[pidx] = self.children_removals[pidx].wrapping_add(1);
+            // A leaf's nodes have no children left, but may keep an emptied array.
+            if let Some(array) = self.wide.remove(&me) {
+                self.wide_children -= array.len();
+            }
         }
         let h = short_hash(d.label, self.preds(e));
         if let Ok(entry) = self.table.find_entry(table_hash(h), |&(x, _)| x == e) {
@@ -296,6 +329,14 @@ impl EventStore {
 
     /// Takes the node `child` out of the child list of the node `parent`.
     fn unlink_child(&mut self, parent: usize, child: u32) {
+        if let Some(array) = self.wide.get_mut(&(parent as u32)) {
+            let e = self.nodes[child as usize].event;
+            let at = array.iter().position(|&(x, _)| x == e);
+            array.remove(at.expect("the child is in its parent's array"));
+            self.wide_children -= 1;
+        } else {
+            self.child_count[parent] -= 1;
+        }
         let next = self.nodes[child as usize].next_sibling;
         let mut prev = NO_NODE;
         let mut at = self.nodes[parent].first_child;
@@ -464,20 +505,53 @@ impl EventStore {
     /// The children of `e` on slot `s` added after the one `cursor` names (all of them for
     /// [`ChildCursor::START`]).
     pub fn children_after(&self, e: EventId, s: Slot, cursor: ChildCursor) -> Children<'_> {
+        let node = self.node_index(e, s);
+        if self.child_count[node] >= WIDE_AT
+            && let Some(array) = self.wide.get(&(node as u32))
+        {
+            return Children(ChildWalk::Array(array[cursor.seen as usize..].iter()));
+        }
         let next = if cursor == ChildCursor::START {
-            self.nodes[self.node_index(e, s)].first_child
+            self.nodes[node].first_child
         } else {
-            self.nodes[cursor.0 as usize].next_sibling
+            self.nodes[cursor.node as usize].next_sibling
         };
-        Children {
+        Children(ChildWalk::List {
             nodes: &self.nodes,
             next,
-        }
+        })
+    }
+
+    /// The children of `e` on slot `s` added after the one `cursor` names, with their labels.
+    pub fn labeled_children_after(
+        &self,
+        e: EventId,
+        s: Slot,
+        cursor: ChildCursor,
+    ) -> impl Iterator<Item = (EventId, Transition)> + '_ {
+        // An array holds the labels: a long list of siblings is then read without touching
+        // the siblings themselves.
+        let events = &self.events;
+        let (list, array) = match self.children_after(e, s, cursor) {
+            Children(ChildWalk::Array(it)) => (None, Some(it.copied())),
+            list => (Some(list.map(move |c| (c, events[c as usize].label))), None),
+        };
+        list.into_iter()
+            .flatten()
+            .chain(array.into_iter().flatten())
     }
 
     /// A cursor after the last child of `e` on slot `s` so far.
     pub fn last_child_on(&self, e: EventId, s: Slot) -> ChildCursor {
-        ChildCursor(self.nodes[self.node_index(e, s)].last_child)
+        let node = self.node_index(e, s);
+        let seen = match self.wide.get(&(node as u32)) {
+            Some(array) if self.child_count[node] >= WIDE_AT => array.len() as u32,
+            _ => u32::from(self.child_count[node]),
+        };
+        ChildCursor {
+            node: self.nodes[node].last_child,
+            seen,
+        }
     }
 
     /// The ancestor of `e` (on slot `s`) at depth `depth` (at most `e`'s depth).
@@ -534,8 +608,8 @@ impl EventStore {
         })
     }
 
-    /// Whether `[e]` conflicts with a configuration given by its dense cone (one entry per
-    /// slot).
+    /// Whether `[e]` conflicts with a configuration given by its cone as an array (one entry
+    /// per slot).
     pub fn conflicts_with_cone(&self, e: EventId, cone: &[ConeEntry]) -> bool {
         // Slots where [e] has no event cannot separate: ⊥ is below everything.
         self.cones.any_entry(self.cone(e), |s, x| {
@@ -696,9 +770,11 @@ impl EventStore {
                 let start = self.nodes.len() as u32;
                 grow(&mut self.nodes, k);
                 grow(&mut self.children_removals, k);
+                grow(&mut self.child_count, k);
                 for _ in 0..k {
                     self.nodes.push(SlotNode::bottom(0));
                     self.children_removals.push(0);
+                    self.child_count.push(0);
                 }
                 start
             }
@@ -724,6 +800,32 @@ impl EventStore {
                 self.nodes[pnode.last_child as usize].next_sibling = me;
             }
             self.nodes[pidx].last_child = me;
+            self.child_count[me as usize] = 0;
+            if self.child_count[pidx] >= WIDE_AT {
+                self.wide
+                    .get_mut(&(pidx as u32))
+                    .expect("a wide node has its array")
+                    .push((id, t));
+                self.wide_children += 1;
+            } else {
+                self.child_count[pidx] += 1;
+                if self.child_count[pidx] == WIDE_AT {
+                    let mut array = Vec::with_capacity(2 * WIDE_AT as usize);
+                    let mut at = self.nodes[pidx].first_child;
+                    while at != NO_NODE {
+                        // The new node (the last child) and its event are not written yet.
+                        if at == me {
+                            array.push((id, t));
+                            break;
+                        }
+                        let c = self.nodes[at as usize].event;
+                        array.push((c, self.events[c as usize].label));
+                        at = self.nodes[at as usize].next_sibling;
+                    }
+                    self.wide_children += array.len();
+                    self.wide.insert(pidx as u32, array);
+                }
+            }
             self.nodes[me as usize] = SlotNode {
                 event: id,
                 depth: parent.depth + 1,
@@ -822,6 +924,10 @@ impl EventStore {
             + self.preds.capacity() * 4
             + self.nodes.capacity() * size_of::<SlotNode>()
             + self.children_removals.capacity() * 4
+            + self.child_count.capacity()
+            // Arrays grow by doubling: count them at twice their length.
+            + self.wide.capacity() * 40
+            + self.wide_children * 16
             + self.cones.bytes() as usize
             + self.roots_scratch.capacity() * 4
             + self.own_scratch.capacity() * 8
