@@ -165,15 +165,6 @@ impl SlotMap {
 
     /// Whether two transitions share a slot (are dependent).
     pub fn share(&self, a: Transition, b: Transition) -> bool {
-        let (x, y) = (self.of(a), self.of(b));
-        let (mut i, mut j) = (0, 0);
-        while i < x.len() && j < y.len() {
-            match x[i].cmp(&y[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => return true,
-            }
-        }
-        false
+        self.first_shared(a, b).is_some()
     }
 }
