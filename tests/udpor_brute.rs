@@ -249,6 +249,75 @@ fn conflict(n: usize) -> Net {
     b.finish()
 }
 
+/// `n` transitions competing for one token, each enabled only once its own enabler fired:
+/// n maximal configurations (every enabler fires, then one competitor), 2n events. The
+/// competitors appear one by one as siblings under ⊥ on the token's slot, so an event's list
+/// of siblings grows while its immediate conflicts are memoised.
+fn conflict_enabled_later(n: usize) -> Net {
+    let mut b = NetBuilder::new("conflict-enabled-later");
+    let p = b.add_place("token", None, 1).unwrap();
+    for i in 0..n {
+        let ready = b.add_place(format!("ready{i}"), None, 1).unwrap();
+        let go = b.add_place(format!("go{i}"), None, 0).unwrap();
+        let enable = b.add_transition(format!("enable{i}"), None).unwrap();
+        b.add_arc(ready, enable, ArcKind::Input, 1).unwrap();
+        b.add_arc(go, enable, ArcKind::Output, 1).unwrap();
+        let t = b.add_transition(format!("t{i}"), None).unwrap();
+        b.add_arc(p, t, ArcKind::Input, 1).unwrap();
+        b.add_arc(go, t, ArcKind::Input, 1).unwrap();
+    }
+    b.finish()
+}
+
+/// `n` transitions competing for one token, each followed by a race of its own: 2n maximal
+/// configurations, 3n events.
+fn conflict_then_races(n: usize) -> Net {
+    let mut b = NetBuilder::new("conflict-then-races");
+    let p = b.add_place("token", None, 1).unwrap();
+    for i in 0..n {
+        let q = b.add_place(format!("q{i}"), None, 0).unwrap();
+        let t = b.add_transition(format!("t{i}"), None).unwrap();
+        b.add_arc(p, t, ArcKind::Input, 1).unwrap();
+        b.add_arc(q, t, ArcKind::Output, 1).unwrap();
+        add_racers(&mut b, i, q);
+    }
+    b.finish()
+}
+
+/// Many siblings under one event (the store keeps them in an array past a dozen): the counts
+/// must not change as the lists cross that size, whatever the order, with or without the
+/// cache (which removes events from those lists and puts them back).
+#[test]
+fn wide_sibling_lists() {
+    for n in [2, 11, 12, 13, 40] {
+        for pick in [Pick::First, Pick::Last] {
+            for cache in [Cache::Bounded, Cache::Off] {
+                let opts = UdporOptions {
+                    cache,
+                    pick,
+                    ..UdporOptions::default()
+                };
+                let run = |net: &Net| {
+                    let sys = NetSystem::with_bits(net, 8);
+                    udpor::explore(&sys, &opts, &Limits::default(), &mut |_| {}).unwrap()
+                };
+                let u = run(&conflict_enabled_later(n));
+                assert_eq!(
+                    (u.maximal_configurations, u.events, u.blocked),
+                    (n as u64, 2 * n as u64, 0),
+                    "conflict enabled later {n}, {pick:?}, {cache:?}"
+                );
+                let u = run(&conflict_then_races(n));
+                assert_eq!(
+                    (u.maximal_configurations, u.events, u.blocked),
+                    (2 * n as u64, 3 * n as u64, 0),
+                    "conflict then races {n}, {pick:?}, {cache:?}"
+                );
+            }
+        }
+    }
+}
+
 /// `n` threads each taking and releasing one lock once: n! lock orders, all distinct traces.
 fn lock_users(n: usize) -> Net {
     let mut b = NetBuilder::new("lock");
