@@ -12,7 +12,8 @@
 //!   persistent trees ([`super::cone`]): an event's cone shares every part that does not
 //!   change with its predecessors' cones, and comparisons skip the shared parts.
 //! - A node's children on its slot are a list threaded through the nodes themselves, so that
-//!   the millions of nodes of a large run cost no allocation each.
+//!   the millions of nodes of a large run cost no allocation each; the few nodes with many
+//!   children also keep them in an array, so that long scans of siblings read memory in order.
 //! - Each event keeps `state([e])`, computed from the state of its largest predecessor by
 //!   firing the few events of the history outside that predecessor's local configuration.
 //! - Events can be removed again, leaves first (an event none of whose causal successors is
