@@ -289,7 +289,8 @@ fn conflict_then_races(n: usize) -> Net {
 /// cache (which removes events from those lists and puts them back).
 #[test]
 fn wide_sibling_lists() {
-    for n in [2, 11, 12, 13, 40] {
+    // 70 competitors: en(∅) is long enough to be filtered by marking dependents.
+    for n in [2, 11, 12, 13, 40, 70] {
         for pick in [Pick::First, Pick::Last] {
             for cache in [Cache::Bounded, Cache::Off] {
                 let opts = UdporOptions {
@@ -316,6 +317,18 @@ fn wide_sibling_lists() {
             }
         }
     }
+}
+
+/// 3000 transitions on one slot: each has 3000 dependents, more than the explorer keeps in
+/// a table (9 million entries), so it gathers them from the slot's members at every step.
+#[test]
+fn dependents_gathered_on_demand() {
+    let n = 3000;
+    let u = udpor_run(&conflict(n), Pick::First);
+    assert_eq!(
+        (u.maximal_configurations, u.events, u.blocked),
+        (n as u64, n as u64, 0)
+    );
 }
 
 /// `n` threads each taking and releasing one lock once: n! lock orders, all distinct traces.
