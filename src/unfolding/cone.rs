@@ -68,19 +68,16 @@ impl ConeForest {
     /// The node of cone `root` on slot `s`.
     #[inline]
     pub fn get(&self, root: u32, s: u32) -> u32 {
-        let mut b = root;
-        let mut level = self.height - 1;
-        while level > 0 {
-            if b == EMPTY {
-                return s;
-            }
-            b = self.blocks[b as usize][((s >> Self::shift(level)) as usize) & (FANOUT - 1)];
-            level -= 1;
-        }
-        if b == EMPTY {
+        self.in_leaf(self.leaf(root, s), s)
+    }
+
+    /// The node of slot `s` in its leaf block `leaf` ([`EMPTY`]: ⊥'s node `s`).
+    #[inline]
+    fn in_leaf(&self, leaf: u32, s: u32) -> u32 {
+        if leaf == EMPTY {
             s
         } else {
-            self.blocks[b as usize][s as usize & (FANOUT - 1)]
+            self.blocks[leaf as usize][s as usize & (FANOUT - 1)]
         }
     }
 
@@ -96,14 +93,7 @@ impl ConeForest {
                 leaf_of = want;
                 leaf = self.leaf(root, s);
             }
-            f(
-                i,
-                if leaf == EMPTY {
-                    s
-                } else {
-                    self.blocks[leaf as usize][s as usize & (FANOUT - 1)]
-                },
-            );
+            f(i, self.in_leaf(leaf, s));
         }
     }
 
