@@ -47,6 +47,9 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+mod disabled;
+
+use self::disabled::{DisabledSet, RunKey};
 use super::limits::{Limits, StopReason};
 use crate::system::{Access, Overflow, Resource, System, Transition};
 use crate::unfolding::event::{BOTTOM, ChildCursor, ConeEntry, EventId, EventStore};
@@ -281,8 +284,8 @@ struct Explorer<'s, S: System + ?Sized> {
     /// `state(C')` for every prefix (flattened, `words` per level).
     states: Vec<u64>,
     words: usize,
-    d: Vec<EventId>,
-    in_d: Vec<bool>,
+    /// `D`, the events Explore must not add to `C`.
+    disabled: DisabledSet,
     rng: u64,
     /// The run's limits, also checked inside long extension enumerations.
     limits: Limits,
@@ -387,6 +390,10 @@ struct IcfMemo {
     removals: u64,
     seen: Vec<ChildCursor>,
     events: Vec<EventId>,
+    /// `(k, len, mark)`: `events[..k]` all lie in the prefix of `D` of length `len` that
+    /// carried `mark` (see [`DisabledSet::prefix_mark`]); alternatives skip them while that
+    /// prefix stays.
+    past_d: (u32, u32, u64),
 }
 
 impl IcfMemo {
@@ -543,8 +550,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             evicted_conflicts: FxHashSet::default(),
             states,
             words,
-            d: Vec::new(),
-            in_d: vec![false],
+            disabled: DisabledSet::default(),
             rng,
             limits: Limits::default(),
             tried: 0,
@@ -572,6 +578,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
             }
         }
+        // Per resource, once: the slots that hold all its changers (`None`: every slot, for a
+        // resource nothing changes). Deciding this per reader instead costs O(n²) on a
+        // resource with n changers and n readers.
+        let mut holding: FxHashMap<Resource, Option<Vec<Slot>>> = FxHashMap::default();
         (0..n as Transition)
             .map(|t| {
                 let mine = slots.of(t);
@@ -579,12 +589,20 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     .iter()
                     .filter(|touch| touch.access.contains(Access::READ))
                     .filter_map(|touch| {
-                        let ch = changers.get(&touch.resource).map_or(&[][..], |v| &v[..]);
+                        let held = holding.entry(touch.resource).or_insert_with(|| {
+                            let ch = changers.get(&touch.resource)?;
+                            let (first, rest) = ch.split_first()?;
+                            let mut common = slots.of(*first).to_vec();
+                            for &c in rest {
+                                common.retain(|s| members[s].binary_search(&c).is_ok());
+                                if common.is_empty() {
+                                    break;
+                                }
+                            }
+                            Some(common)
+                        });
                         mine.iter()
-                            .position(|s| {
-                                let m = &members[s];
-                                ch.iter().all(|c| m.binary_search(c).is_ok())
-                            })
+                            .position(|s| held.as_ref().is_none_or(|h| h.contains(s)))
                             .map(|i| (i, touch.resource))
                     })
                     .collect()
@@ -737,14 +755,37 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         self.en[level]
                             .iter()
                             .copied()
-                            .filter(|&e| !Self::is_in(&self.in_d, e))
+                            .filter(|&e| !self.disabled.contains(e))
                             .collect()
                     } else {
-                        self.en[level]
+                        // en(C) ∩ A: the events of A whose history lies in C. Found from A, which
+                        // is usually far shorter than en(C); several are put in en(C)'s order,
+                        // which the picks follow.
+                        let mut found: Vec<EventId> = frame
+                            .a
                             .iter()
                             .copied()
-                            .filter(|e| frame.a.contains(e))
-                            .collect()
+                            .filter(|&x| self.enabled_in_c(x))
+                            .collect();
+                        if found.len() > 1 {
+                            let wanted: FxHashSet<EventId> = found.iter().copied().collect();
+                            found.clear();
+                            found.extend(
+                                self.en[level]
+                                    .iter()
+                                    .copied()
+                                    .filter(|e| wanted.contains(e)),
+                            );
+                        }
+                        debug_assert!(found.iter().all(|e| self.en[level].contains(e)));
+                        debug_assert_eq!(
+                            found.len(),
+                            self.en[level]
+                                .iter()
+                                .filter(|e| frame.a.contains(e))
+                                .count()
+                        );
+                        found
                     };
                     if candidates.is_empty() {
                         self.stats.blocked += 1;
@@ -770,8 +811,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     let e = frame.e;
                     frame.stage = Stage::AfterSecond;
                     self.pop();
-                    self.d.push(e);
-                    *Self::flag(&mut self.in_d, e) = true;
+                    let joins = self.joins_last_run(e);
+                    self.disabled.push(e, joins);
                     self.stats.alternatives_searched += 1;
                     if let Some(a) = self.alternative() {
                         self.stats.alternatives_found += 1;
@@ -784,9 +825,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
                 Stage::AfterSecond => {
                     let e = frame.e;
-                    let popped = self.d.pop();
+                    let popped = self.disabled.pop();
                     debug_assert_eq!(popped, Some(e));
-                    *Self::flag(&mut self.in_d, e) = false;
                     frames.pop();
                     if self.opts.cache == Cache::Off {
                         // Remove(e, C, D): everything outside U leaves memory.
@@ -821,7 +861,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.stats.ended_by_cutoff += 1;
         }
         let state = &self.states[level * self.words..(level + 1) * self.words];
-        if self.sys.is_deadlock(state) && self.deadlock_states.insert(state.to_vec()) {
+        // Every transition enabled at state(C) has an event in en(C): with en(C) empty, the
+        // state is a deadlock iff no cutoff is enabled either (asking the system instead costs
+        // O(transitions) per maximal configuration).
+        let stuck = self.en_cutoffs[level].is_empty();
+        debug_assert_eq!(
+            stuck,
+            !(0..self.sys.transition_count() as Transition).any(|t| self.sys.is_enabled(state, t))
+        );
+        if stuck && !self.sys.is_terminal(state) && self.deadlock_states.insert(state.to_vec()) {
             self.stats.deadlocks += 1;
             if self.deadlock_events.len() < 256 {
                 let lids: Vec<LogId> = self.c.iter().map(|&e| self.log_id[e as usize]).collect();
@@ -1204,7 +1252,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn pinned(&self, frames: &[Frame]) -> Vec<bool> {
         let mut keep = vec![false; self.store.id_bound()];
         let mut stack: Vec<EventId> = Vec::new();
-        stack.extend(self.c.iter().chain(&self.d).copied());
+        stack.extend(self.c.iter().chain(self.disabled.events()).copied());
         for list in self.en.iter().chain(&self.en_cutoffs) {
             stack.extend_from_slice(list);
         }
@@ -1216,7 +1264,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         // Each list of siblings is walked once: the events of D are often siblings of one
         // another, and n of them would otherwise cost n² here.
         let mut walked: FxHashSet<(EventId, Slot)> = FxHashSet::default();
-        for &y in self.c.iter().chain(&self.d) {
+        for &y in self.c.iter().chain(self.disabled.events()) {
             for &s in self.store.event_slots(y) {
                 let parent = self.store.parent_on(y, s);
                 if walked.insert((parent, s)) {
@@ -1415,18 +1463,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
 
     /// An alternative `J` to `D` after `C`, as the events of `J \ C`; `None` if there is none.
     fn alternative(&mut self) -> Option<Vec<EventId>> {
-        let mut unjustified: Vec<EventId> = self
-            .d
-            .iter()
-            .copied()
-            .filter(|&d| !self.justified(d))
-            .collect();
-        if let Some(k) = self.opts.alt_k {
-            let skip = unjustified.len().saturating_sub(k);
-            unjustified.drain(..skip);
-        }
+        // With k-partial alternatives, only the last k events of D not yet in conflict with
+        // C need a conflicting event in J.
+        let from = match self.opts.alt_k {
+            None => 0,
+            Some(k) => self.last_unjustified(k),
+        };
         let mut picks = Vec::new();
-        if !self.comb(&unjustified, &mut picks) {
+        if !self.comb(from, &mut picks) {
             return None;
         }
         // J \ C: the local configurations of the picks, outside C.
@@ -1441,6 +1485,100 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             stack.extend_from_slice(self.store.preds(x));
         }
         Some(a)
+    }
+
+    /// The key under which `e`, about to enter `D`, extends `D`'s last run of siblings: a
+    /// slot on which `e` has the parent every event of the run has.
+    fn joins_last_run(&self, e: EventId) -> Option<RunKey> {
+        let (key, last) = self.disabled.last_run()?;
+        match key {
+            Some((s, p)) => (self.store.event_slots(e).binary_search(&s).is_ok()
+                && self.store.parent_on(e, s) == p)
+                .then_some((s, p)),
+            None => {
+                let (x, y) = (self.store.event_slots(last), self.store.event_slots(e));
+                let (mut i, mut j) = (0, 0);
+                while i < x.len() && j < y.len() {
+                    match x[i].cmp(&y[j]) {
+                        std::cmp::Ordering::Less => i += 1,
+                        std::cmp::Ordering::Greater => j += 1,
+                        std::cmp::Ordering::Equal => {
+                            let s = x[i];
+                            let p = self.store.parent_on(last, s);
+                            if self.store.parent_on(e, s) == p {
+                                return Some((s, p));
+                            }
+                            i += 1;
+                            j += 1;
+                        }
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Whether every event of a run with key `(s, p)` is in conflict with `C`: `C` has moved
+    /// past `p` on `s`, so it holds another child of `p` there (the events of `D` have their
+    /// histories in `C`, and are not in it).
+    fn run_justified(&self, (s, p): RunKey) -> bool {
+        self.top[s as usize].event != p
+    }
+
+    /// Whether `c` is a child of `p` on slot `s`, so in conflict with every other child.
+    fn child_on(&self, c: EventId, (s, p): RunKey) -> bool {
+        self.store.event_slots(c).binary_search(&s).is_ok() && self.store.parent_on(c, s) == p
+    }
+
+    /// The index in `D` of the `k`-th last event of `D` not in conflict with `C` (0 if there
+    /// are fewer).
+    fn last_unjustified(&self, k: usize) -> usize {
+        let mut found = 0;
+        let mut i = self.disabled.len();
+        while i > 0 {
+            let (run, key) = self.disabled.run_at(i - 1);
+            if key.is_some_and(|key| self.run_justified(key)) {
+                i = run.start;
+                continue;
+            }
+            i -= 1;
+            if !self.justified(self.disabled.get(i)) {
+                found += 1;
+                if found == k {
+                    return i;
+                }
+            }
+        }
+        0
+    }
+
+    /// From index `i` of `D` on, the first event that still needs a pick: one not in conflict
+    /// with `C`, nor with a pick so far (an event in immediate conflict with a pick needs no
+    /// pick of its own: another would only add constraints). Runs of siblings are settled as
+    /// a whole.
+    fn next_needing_pick(&self, i: &mut usize, picks: &[EventId]) -> Option<EventId> {
+        while *i < self.disabled.len() {
+            let (run, key) = self.disabled.run_at(*i);
+            if let Some(key) = key
+                && (self.run_justified(key) || picks.iter().any(|&c| self.child_on(c, key)))
+            {
+                // A pick that is a child of the run's parent is in conflict with every event
+                // of the run. That is enough: for an event d of D not in conflict with C,
+                // some event of [pick] outside C is then in immediate conflict with d.
+                debug_assert!(self.disabled.events()[*i..run.end].iter().all(|&d| {
+                    self.justified(d) || picks.iter().any(|&c| self.store.conflict(d, c))
+                }));
+                *i = run.end;
+                continue;
+            }
+            let d = self.disabled.get(*i);
+            if self.justified(d) || picks.iter().any(|&c| self.store.immediate_conflict(d, c)) {
+                *i += 1;
+                continue;
+            }
+            return Some(d);
+        }
+        None
     }
 
     /// Every event built (from the log, so evicted ones too) with its causality, cutoff and
@@ -1512,6 +1650,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     removals,
                     seen: vec![ChildCursor::START; slots.len()],
                     events: Vec::new(),
+                    past_d: (0, 0, 0),
                 })
             }
         };
@@ -1540,7 +1679,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// spike: not a cutoff, outside `D`, and compatible with `C` and with the picks so far.
     fn in_spike(&mut self, c: EventId, picks: &[EventId]) -> bool {
         !self.cutoff[c as usize]
-            && !Self::is_in(&self.in_d, c)
+            && !self.disabled.contains(c)
             && !self.conflicts_with_c(c)
             && picks.iter().all(|&p| !self.store.conflict(p, c))
     }
@@ -1568,44 +1707,38 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         true
     }
 
-    /// Depth-first search for one pick per unjustified event, the picks pairwise
-    /// conflict-free. An event already in immediate conflict with a pick needs no pick of its
-    /// own (another pick would only add constraints), and spikes are built only for the events
-    /// that need one: with `n` events of `D` in conflict with one another this makes an
-    /// alternative cost `O(n)` instead of `O(n²)`. Iterative: `D` can hold many thousands of
-    /// events.
-    fn comb(&mut self, unjustified: &[EventId], picks: &mut Vec<EventId>) -> bool {
-        // One choice point per pick: the index of its event in `unjustified`, and where to
-        // go on in that event's spike if the rest of the comb fails.
+    /// Depth-first search for one pick per event of `D` (from index `from` on) not in
+    /// conflict with `C`, the picks pairwise conflict-free. Spikes are built only for the
+    /// events that need a pick (see [`next_needing_pick`](Self::next_needing_pick)): with
+    /// `n` events of `D` in conflict with one another this makes an alternative cost O(1)
+    /// amortised instead of O(n²). Iterative: `D` can hold many thousands of events.
+    fn comb(&mut self, from: usize, picks: &mut Vec<EventId>) -> bool {
+        // One choice point per pick: the index of its event in `D`, and where to go on in
+        // that event's spike if the rest of the comb fails.
         let mut choices: Vec<(usize, usize)> = Vec::new();
-        let mut i = 0;
+        let mut i = from;
         let mut resume = None;
         loop {
-            let (d, from) = match resume.take() {
+            let (d, from, fresh) = match resume.take() {
                 Some((at, k)) => {
                     i = at;
-                    (unjustified[i], k)
+                    (self.disabled.get(i), k, false)
                 }
                 None => {
-                    while i < unjustified.len()
-                        && picks
-                            .iter()
-                            .any(|&p| self.store.immediate_conflict(unjustified[i], p))
-                    {
-                        i += 1;
-                    }
-                    let Some(&d) = unjustified.get(i) else {
+                    let Some(d) = self.next_needing_pick(&mut i, picks) else {
                         return true;
                     };
-                    // (The memo of `d` is not touched while `d` is a choice point:
-                    // `unjustified` names each event once.)
+                    // (The memo of `d` is not touched while `d` is a choice point: `D`
+                    // names each event once.)
                     self.refresh_icf(d);
-                    (d, 0)
+                    (d, self.spike_past_d(d), true)
                 }
             };
             // The spike of `d` is walked lazily: the first member that completes the comb
             // ends the search, and the rest of the spike is never tested against `C`.
             let mut picked = false;
+            // Members of D at the head of the spike are remembered as skipped.
+            let mut head = fresh;
             for k in from.. {
                 let Some(c) = self.icf_memo[d as usize]
                     .as_ref()
@@ -1613,6 +1746,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 else {
                     break;
                 };
+                if head {
+                    match self.disabled.position(c) {
+                        Some(at) => {
+                            let m = self.icf_memo[d as usize].as_mut().expect("refreshed");
+                            let len = (at + 1).max(m.past_d.1 as usize);
+                            m.past_d = (k as u32 + 1, len as u32, self.disabled.prefix_mark(len));
+                            continue;
+                        }
+                        None => head = false,
+                    }
+                }
                 if self.in_spike(c, picks) {
                     picks.push(c);
                     choices.push((i, k + 1));
@@ -1628,6 +1772,23 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 picks.pop();
                 resume = Some(back);
             }
+        }
+    }
+
+    /// Where the walk of `d`'s spike starts: past the members found in `D` at its head
+    /// earlier, while the prefix of `D` holding them is still there (the mark is dropped
+    /// otherwise).
+    fn spike_past_d(&mut self, d: EventId) -> usize {
+        let disabled = &self.disabled;
+        let Some(m) = self.icf_memo[d as usize].as_mut() else {
+            return 0;
+        };
+        let (k, len, mark) = m.past_d;
+        if disabled.len() >= len as usize && disabled.holds_prefix(len as usize, mark) {
+            k as usize
+        } else {
+            m.past_d = (0, 0, 0);
+            0
         }
     }
 }
