@@ -1492,29 +1492,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn joins_last_run(&self, e: EventId) -> Option<RunKey> {
         let (key, last) = self.disabled.last_run()?;
         match key {
-            Some((s, p)) => (self.store.event_slots(e).binary_search(&s).is_ok()
-                && self.store.parent_on(e, s) == p)
-                .then_some((s, p)),
-            None => {
-                let (x, y) = (self.store.event_slots(last), self.store.event_slots(e));
-                let (mut i, mut j) = (0, 0);
-                while i < x.len() && j < y.len() {
-                    match x[i].cmp(&y[j]) {
-                        std::cmp::Ordering::Less => i += 1,
-                        std::cmp::Ordering::Greater => j += 1,
-                        std::cmp::Ordering::Equal => {
-                            let s = x[i];
-                            let p = self.store.parent_on(last, s);
-                            if self.store.parent_on(e, s) == p {
-                                return Some((s, p));
-                            }
-                            i += 1;
-                            j += 1;
-                        }
-                    }
-                }
-                None
-            }
+            Some(key) => self.child_on(e, key).then_some(key),
+            None => self.store.sibling_slot(last, e),
         }
     }
 

@@ -632,34 +632,57 @@ impl EventStore {
         self.immediate_conflict_from(a, b, Some(s))
     }
 
+    /// The slots `a` and `b` share, in order, each with the indexes in `nodes` of their
+    /// two nodes there.
+    fn shared_nodes(&self, a: EventId, b: EventId) -> impl Iterator<Item = (Slot, usize, usize)> {
+        let (sa, sb) = (self.event_slots(a), self.event_slots(b));
+        // The i-th node of an event is its node on the i-th slot of its label.
+        let (na, nb) = (
+            self.events[a as usize].node_start as usize,
+            self.events[b as usize].node_start as usize,
+        );
+        let (mut i, mut j) = (0, 0);
+        std::iter::from_fn(move || {
+            while i < sa.len() && j < sb.len() {
+                match sa[i].cmp(&sb[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        let found = (sa[i], na + i, nb + j);
+                        i += 1;
+                        j += 1;
+                        return Some(found);
+                    }
+                }
+            }
+            None
+        })
+    }
+
+    /// The first slot on which `a` and `b` are children of one node (siblings there, so in
+    /// conflict), with that parent.
+    pub fn sibling_slot(&self, a: EventId, b: EventId) -> Option<(Slot, EventId)> {
+        self.shared_nodes(a, b).find_map(|(s, x, y)| {
+            let parent = self.nodes[x].parent_node;
+            (parent == self.nodes[y].parent_node).then(|| (s, self.nodes[parent as usize].event))
+        })
+    }
+
+    /// `a` and `b` are in conflict but their histories are not. Cheap rejections first:
+    /// the two must be siblings on every slot they share.
     fn immediate_conflict_from(&self, a: EventId, b: EventId, first: Option<Slot>) -> bool {
         if a == b || a == BOTTOM || b == BOTTOM {
             return false;
         }
-        let (sa, sb) = (self.event_slots(a), self.event_slots(b));
         let mut shared = false;
-        let (mut i, mut j) = (0, 0);
-        while i < sa.len() && j < sb.len() {
-            match sa[i].cmp(&sb[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    if !shared && first.is_some_and(|f| f != sa[i]) {
-                        return false;
-                    }
-                    // The i-th node of an event is its node on the i-th slot of its label.
-                    let pa =
-                        self.nodes[self.events[a as usize].node_start as usize + i].parent_node;
-                    let pb =
-                        self.nodes[self.events[b as usize].node_start as usize + j].parent_node;
-                    if pa != pb {
-                        return false;
-                    }
-                    shared = true;
-                    i += 1;
-                    j += 1;
-                }
+        for (s, x, y) in self.shared_nodes(a, b) {
+            if !shared && first.is_some_and(|f| f != s) {
+                return false;
             }
+            if self.nodes[x].parent_node != self.nodes[y].parent_node {
+                return false;
+            }
+            shared = true;
         }
         if !shared {
             return false;
