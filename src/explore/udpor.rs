@@ -1213,7 +1213,13 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         if let Some(x) = self.conflicts_prefix.get_mut(i) {
             *x = (0, 0);
         }
-        let (lid, new) = self.log.intern(self.store.label(e), &preds);
+        // Until the cache evicts an event, the store holds every event ever built: one it
+        // did not hold is new to the log too.
+        let (lid, new) = if self.stats.cache_evictions == 0 {
+            (self.log.append(self.store.label(e), &preds), true)
+        } else {
+            self.log.intern(self.store.label(e), &preds)
+        };
         self.log_preds_scratch = preds;
         self.log_id[i] = lid;
         self.stats.event_creations += 1;

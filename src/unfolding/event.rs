@@ -634,6 +634,7 @@ impl EventStore {
 
     /// The slots `a` and `b` share, in order, each with the indexes in `nodes` of their
     /// two nodes there.
+    #[inline(always)]
     fn shared_nodes(&self, a: EventId, b: EventId) -> impl Iterator<Item = (Slot, usize, usize)> {
         let (sa, sb) = (self.event_slots(a), self.event_slots(b));
         // The i-th node of an event is its node on the i-th slot of its label.

@@ -20,8 +20,10 @@ pub struct EventLog {
     pred_start: Vec<u32>,
     preds: Vec<LogId>,
     cutoff: Vec<bool>,
-    /// The ids, each with its [`short_hash`].
+    /// The ids, each with its [`short_hash`]: those below `indexed` (the table is filled in
+    /// only when a lookup needs it, see [`append`](EventLog::append)).
     table: HashTable<(LogId, u32)>,
+    indexed: LogId,
 }
 
 impl Default for EventLog {
@@ -39,6 +41,7 @@ impl EventLog {
             preds: Vec::new(),
             cutoff: vec![false],
             table: HashTable::new(),
+            indexed: 1,
         }
     }
 
@@ -74,20 +77,50 @@ impl EventLog {
 
     /// The id of the event `(label, preds)` (`preds` sorted), and whether it is new.
     pub fn intern(&mut self, label: Transition, preds: &[LogId]) -> (LogId, bool) {
+        self.index_appended();
         let h = short_hash(label, preds);
         if let Some(&(e, _)) = self.table.find(table_hash(h), |&(e, eh)| {
             eh == h && self.labels[e as usize] == label && self.preds(e) == preds
         }) {
             return (e, false);
         }
+        let id = self.append(label, preds);
+        self.table
+            .insert_unique(table_hash(h), (id, h), |&(_, eh)| table_hash(eh));
+        self.indexed = id + 1;
+        (id, true)
+    }
+
+    /// Logs an event the caller knows to be new (`preds` sorted), and returns its id. An
+    /// exploration that has not evicted anything knows that of every event it builds: it
+    /// then pays for no lookup, and the table is filled in at the first
+    /// [`intern`](Self::intern).
+    pub fn append(&mut self, label: Transition, preds: &[LogId]) -> LogId {
         let id = self.labels.len() as LogId;
         self.labels.push(label);
         self.preds.extend_from_slice(preds);
         self.pred_start.push(self.preds.len() as u32);
         self.cutoff.push(false);
-        self.table
-            .insert_unique(table_hash(h), (id, h), |&(_, eh)| table_hash(eh));
-        (id, true)
+        id
+    }
+
+    /// Puts the events appended since the last lookup into the table.
+    fn index_appended(&mut self) {
+        while (self.indexed as usize) < self.labels.len() {
+            let e = self.indexed;
+            let h = short_hash(self.labels[e as usize], self.preds(e));
+            debug_assert!(
+                self.table
+                    .find(table_hash(h), |&(x, xh)| xh == h
+                        && self.labels[x as usize] == self.labels[e as usize]
+                        && self.preds(x) == self.preds(e))
+                    .is_none(),
+                "an appended event was logged already"
+            );
+            self.table
+                .insert_unique(table_hash(h), (e, h), |&(_, eh)| table_hash(eh));
+            self.indexed += 1;
+        }
     }
 
     /// Bytes held by the log (allocated capacity).
@@ -119,5 +152,19 @@ mod tests {
         assert_eq!(log.len(), 4);
         log.set_cutoff(b, true);
         assert!(log.is_cutoff(b) && !log.is_cutoff(a));
+    }
+
+    #[test]
+    fn appended_events_are_found_later() {
+        let mut log = EventLog::new();
+        let a = log.append(3, &[0]);
+        let b = log.append(4, &[a]);
+        assert_eq!((a, b), (1, 2));
+        assert_eq!(log.intern(4, &[a]), (b, false));
+        assert_eq!(log.intern(3, &[0]), (a, false));
+        let c = log.append(5, &[a, b]);
+        assert_eq!(log.intern(5, &[a, b]), (c, false));
+        assert_eq!(log.intern(5, &[b]), (4, true));
+        assert_eq!(log.len(), 5);
     }
 }
