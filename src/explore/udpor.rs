@@ -793,6 +793,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         continue;
                     }
                     let e = self.pick(&candidates);
+                    debug_assert!(!self.disabled.contains(e), "C and D stay disjoint");
                     let rest: Vec<EventId> = frame.a.iter().copied().filter(|&x| x != e).collect();
                     frame.e = e;
                     frame.stage = Stage::AfterFirst;
@@ -1667,6 +1668,26 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             && !self.disabled.contains(c)
             && !self.conflicts_with_c(c)
             && picks.iter().all(|&p| !self.store.conflict(p, c))
+            && (self.opts.alt_k.is_none() || self.history_avoids_d(c))
+    }
+
+    /// Whether no event of `D` lies in `[c] \ C`. A partial alternative must check this: an
+    /// event of `D` it does not have to conflict with could otherwise enter `J`, and Explore
+    /// would add it to `C` (an exact alternative conflicts with all of `D`, so never holds
+    /// one).
+    fn history_avoids_d(&self, c: EventId) -> bool {
+        let mut seen = FxHashSet::default();
+        let mut stack = vec![c];
+        while let Some(x) = stack.pop() {
+            if x == BOTTOM || Self::is_in(&self.in_c, x) || !seen.insert(x) {
+                continue;
+            }
+            if self.disabled.contains(x) {
+                return false;
+            }
+            stack.extend_from_slice(self.store.preds(x));
+        }
+        true
     }
 
     /// Whether `[c]` conflicts with `C`. Failed alternatives test the same candidates again
