@@ -379,12 +379,27 @@ fn info(args: &InfoArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
 }
 
 pub(crate) fn witness_line(title: &str, w: &Witness) -> String {
-    let run = if w.run.is_empty() {
+    // A terminal shows the two ends of a long witness; `--json` keeps all of it.
+    const ENDS: usize = 20;
+    let n = w.run.len();
+    let run = if n == 0 {
         "(the initial state)".to_string()
-    } else {
+    } else if n <= 3 * ENDS {
         w.run.join(" ")
+    } else {
+        format!(
+            "{} … ({} steps more) … {} ({n} steps; --json has them all)",
+            w.run[..ENDS].join(" "),
+            n - 2 * ENDS,
+            w.run[n - ENDS..].join(" ")
+        )
     };
-    format!("{title}: {run}\n  reaching: {}", w.state)
+    const STATE_CHARS: usize = 2000;
+    let state = match w.state.char_indices().nth(STATE_CHARS) {
+        Some((cut, _)) => format!("{} … (--json has all of it)", &w.state[..cut]),
+        None => w.state.clone(),
+    };
+    format!("{title}: {run}\n  reaching: {state}")
 }
 
 fn reach(args: &ReachArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
@@ -728,5 +743,30 @@ mod tests {
         assert_eq!(parse_size("100"), Ok(100));
         assert!(parse_size("0").is_err());
         assert!(parse_size("lots").is_err());
+    }
+
+    #[test]
+    fn long_witnesses_show_their_ends() {
+        let witness = |n: usize| Witness {
+            run: (0..n).map(|i| format!("t{i}")).collect(),
+            state: "p".repeat(3000),
+        };
+        let short = witness_line("deadlock witness", &witness(60));
+        let run = short.lines().next().unwrap();
+        assert!(run.contains("t0 t1") && run.ends_with("t58 t59") && !run.contains('…'));
+        let long = witness_line("deadlock witness", &witness(30_000));
+        assert!(long.starts_with("deadlock witness: t0 t1 "));
+        assert!(long.contains("t19 … (29960 steps more) … t29980 "));
+        assert!(long.contains("t29999 (30000 steps; --json has them all)"));
+        assert!(!long.contains("t20 "));
+        assert!(
+            long.len() < 2500,
+            "the state is cut too: {} bytes",
+            long.len()
+        );
+        assert_eq!(
+            witness_line("w", &witness(0)).lines().next(),
+            Some("w: (the initial state)")
+        );
     }
 }
