@@ -1717,7 +1717,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// conflict with `C`, the picks pairwise conflict-free. Spikes are built only for the
     /// events that need a pick (see [`next_needing_pick`](Self::next_needing_pick)): with
     /// `n` events of `D` in conflict with one another this makes an alternative cost O(1)
-    /// amortised instead of O(n²). Iterative: `D` can hold many thousands of events.
+    /// amortised (it was O(n), and O(n²) before that). Iterative: `D` can hold many
+    /// thousands of events.
     fn comb(&mut self, from: usize, picks: &mut Vec<EventId>) -> bool {
         // One choice point per pick: the index of its event in `D`, and where to go on in
         // that event's spike if the rest of the comb fails.
