@@ -106,6 +106,11 @@ impl EventLog {
 
     /// Puts the events appended since the last lookup into the table.
     fn index_appended(&mut self) {
+        let pending = self.labels.len() - self.indexed as usize;
+        if pending > 0 {
+            // Once, instead of growing step by step over millions of events.
+            self.table.reserve(pending, |&(_, eh)| table_hash(eh));
+        }
         while (self.indexed as usize) < self.labels.len() {
             let e = self.indexed;
             let h = short_hash(self.labels[e as usize], self.preds(e));
