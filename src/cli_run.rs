@@ -68,6 +68,10 @@ pub struct RunArgs {
     /// Do not extend configurations past N events (systems with infinite runs).
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_depth: usize,
+    /// Stop once N distinct events were created (the statistics are then incomplete): a bound
+    /// on the work that gives the same run on every machine, unlike `--timeout`.
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<u64>,
     /// k-partial alternatives: search the comb over the last K unjustified events only
     /// (polynomial; some runs may end blocked). Default: exact alternatives.
     #[arg(long, value_name = "K")]
@@ -162,6 +166,7 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     );
     let opts = UdporOptions {
         max_depth: args.max_depth,
+        max_events: args.max_events,
         alt_k: args.alt,
         pick: match args.pick {
             PickArg::First => Pick::First,

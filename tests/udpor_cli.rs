@@ -170,6 +170,42 @@ fn max_depth_stops_a_cyclic_system_cleanly() {
 }
 
 #[test]
+fn max_events_stops_at_that_many_events_the_same_way_each_time() {
+    let run = || {
+        let out = unfold()
+            .arg(nets_dir().join("ring-4.pnml"))
+            .args(["--max-events", "40", "--json", "-", "--timeout", "20s"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{out:?}");
+        json_of(&out.stdout)
+    };
+    let (a, b) = (run(), run());
+    assert_eq!(a["stopped"], "event_limit");
+    assert_eq!(a["complete"], false);
+    assert_eq!(a["events"], 40);
+    for field in ["events", "maximal_configurations", "max_configuration_size"] {
+        assert_eq!(a[field], b[field], "{field}");
+    }
+    let human = unfold()
+        .arg(nets_dir().join("ring-4.pnml"))
+        .args(["--max-events", "40"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("stopped: event limit reached"), "{text}");
+    // A run that needs fewer events is not cut.
+    let out = unfold()
+        .arg(nets_dir().join("pairs-3.ll_net"))
+        .args(["--max-events", "1000", "--json", "-"])
+        .output()
+        .unwrap();
+    let j = json_of(&out.stdout);
+    assert_eq!(j["complete"], true, "{j}");
+    assert_eq!(j["stopped"], Value::Null);
+}
+
+#[test]
 fn timeout_stops_with_statistics() {
     let dir = tempfile::tempdir().unwrap();
     let net = dir.path().join("pairs.ll_net");

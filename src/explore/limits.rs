@@ -23,6 +23,8 @@ pub enum StopReason {
     Interrupted,
     /// A depth bound (`--max-depth`) cut the exploration.
     DepthLimit,
+    /// The exploration created as many events as `--max-events` allows.
+    EventLimit,
 }
 
 impl std::fmt::Display for StopReason {
@@ -32,6 +34,7 @@ impl std::fmt::Display for StopReason {
             StopReason::MemoryLimit => "memory limit reached",
             StopReason::Interrupted => "interrupted",
             StopReason::DepthLimit => "depth limit reached",
+            StopReason::EventLimit => "event limit reached",
         })
     }
 }

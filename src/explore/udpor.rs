@@ -73,6 +73,9 @@ pub enum Pick {
 pub struct UdporOptions {
     /// Configurations are not extended past this many events (`complete` is then false).
     pub max_depth: usize,
+    /// Stop once this many distinct events were created: a bound on the work that, unlike
+    /// a time limit, gives the same run on every machine (benchmarks, instruction counts).
+    pub max_events: Option<u64>,
     /// k-partial alternatives; `None` for exact ones.
     pub alt_k: Option<usize>,
     /// Event selection.
@@ -100,6 +103,7 @@ impl Default for UdporOptions {
     fn default() -> Self {
         UdporOptions {
             max_depth: 10_000,
+            max_events: None,
             alt_k: None,
             pick: Pick::First,
             cutoffs: None,
@@ -698,6 +702,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut next_sample: u64 = 0;
         while !frames.is_empty() {
             steps += 1;
+            if let Some(max) = self.opts.max_events
+                && self.log.len() as u64 > max
+            {
+                self.stats.stopped = Some(StopReason::EventLimit);
+                return Ok(());
+            }
             // Memory is measured every 256 steps, and whenever the store grew by a 64th of
             // the limit since the last measure.
             if let Some(limit) = limits.mem_limit()
@@ -1228,6 +1238,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         if new {
             self.classify(e);
             self.log.set_cutoff(lid, self.cutoff[i]);
+            // Checked here, not once per step: one extension can build thousands of events.
+            if let Some(max) = self.opts.max_events
+                && self.log.len() as u64 > max
+            {
+                self.stats.stopped.get_or_insert(StopReason::EventLimit);
+            }
         } else {
             self.stats.cache_misses += 1;
             self.cutoff[i] = self.log.is_cutoff(lid);
