@@ -3,11 +3,12 @@
 #   1. runs that finish: for each net, the best user CPU time of three runs of each build, the
 #      ratio new/base, and whether the answers (maximal configurations, events, cutoffs,
 #      deadlocks) are identical;
-#   2. event-heavy runs without cutoffs, stopped by `--timeout 10s`: events built per second
-#      of CPU time (user + system: page faults are part of the cost of memory), bytes per
-#      event held by the event store, and peak resident memory.
+#   2. event-heavy runs without cutoffs, stopped after the same work in both builds
+#      (`--max-events 1000000`): events built per second of CPU time (user + system: page
+#      faults are part of the cost of memory), bytes per event held by the event store, and
+#      peak resident memory. Builds older than `--max-events` need HEAVY='--timeout 10s'.
 #
-# Usage: tools/compare_udpor.sh BASE_BINARY [NEW_BINARY]
+# Usage: [HEAVY='unfold options'] tools/compare_udpor.sh BASE_BINARY [NEW_BINARY]
 #   e.g. git worktree add /tmp/base OLD_COMMIT && (cd /tmp/base && cargo build --release)
 #        tools/compare_udpor.sh /tmp/base/target/release/unfold
 # NEW_BINARY defaults to this checkout's release build. Needs ../shared/nets, python3 and
@@ -74,8 +75,10 @@ $tmp/pairs-16.ll_net
 EOF
 
 # heavy BINARY NET: "events events_per_cpu_second store_bytes_per_event peak_rss_MiB".
+heavy_args=${HEAVY:---max-events 1000000 --timeout 60s}
 heavy() {
-    /usr/bin/time -f "%U %S %M" -o "$tmp/t" "$1" "$2" --timeout 10s --json "$tmp/j" -q --no-fail >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%U %S %M" -o "$tmp/t" "$1" "$2" $heavy_args --json "$tmp/j" -q --no-fail >/dev/null 2>&1 || true
     python3 -c 'import json, sys
 d = json.load(open(sys.argv[1])); u, s, m = open(sys.argv[2]).read().split()[-3:]
 cpu = float(u) + float(s)
@@ -83,7 +86,7 @@ print(d["events"], round(d["events"] / cpu), round(d["store_bytes"] / max(1, d["
 }
 
 echo
-echo "| input (no cutoffs, --timeout 10s) | base events | base events/CPU s | base bytes/event | base peak RSS (MiB) | new events | new events/CPU s | new bytes/event | new peak RSS (MiB) | events/CPU s new/base |"
+echo "| input (no cutoffs, $heavy_args) | base events | base events/CPU s | base bytes/event | base peak RSS (MiB) | new events | new events/CPU s | new bytes/event | new peak RSS (MiB) | events/CPU s new/base |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for file in pnml/Dekker-PT-010.pnml pnml/Raft-PT-02.pnml pnml/TokenRing-PT-005.pnml pep/dijkstra_2.ll_net; do
     read -r eb rb bb mb < <(heavy "$base" "$nets/$file")

@@ -231,6 +231,13 @@ struct Explorer<'s, S: System + ?Sized> {
     dependents: Dependents,
     /// By transition: marks `push` sets on the dependents of one label (all false between).
     dependent_mark: Vec<bool>,
+    /// By slot: whether the event `push` is adding is on it (all false between pushes).
+    on_e: Vec<bool>,
+    /// By slot: whether the event whose immediate conflicts `refresh_icf` is updating is on
+    /// it (all false between calls).
+    on_d: Vec<bool>,
+    /// By slot: `[e]`'s entry there for the event `e` that push number `.0` added.
+    e_cone: Vec<(u64, ConeEntry)>,
     /// Per transition, the resources it tests whose changers all lie in one of its slots,
     /// with that slot (index into the transition's slots).
     guards: Vec<Vec<(usize, Resource)>>,
@@ -525,6 +532,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             store,
             dependents,
             dependent_mark: Vec::new(),
+            on_e: Vec::new(),
+            on_d: Vec::new(),
+            e_cone: Vec::new(),
             guards,
             c: Vec::new(),
             push_ids: Vec::new(),
@@ -953,9 +963,23 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             }
         }
         let mut found = Vec::new();
+        // e's slots as flags, and [e]'s entries as they are looked up: every dependent asks
+        // about each of its slots.
+        extend_to(&mut self.on_e, self.store.slots().count(), false);
+        for &s in self.store.event_slots(e) {
+            self.on_e[s as usize] = true;
+        }
+        extend_to(
+            &mut self.e_cone,
+            self.store.slots().count(),
+            (0, ConeEntry::bottom(0)),
+        );
         let searched = dependents
             .iter()
             .try_for_each(|&t| self.extensions_through(t, e, &mut found));
+        for &s in self.store.event_slots(e) {
+            self.on_e[s as usize] = false;
+        }
         self.dependents.give_back(label, dependents);
         searched?;
         for x in found {
@@ -1014,11 +1038,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         // that e disables are dropped here, before anything is allocated.
         {
             let slots = self.store.slots().of(t);
-            let e_slots = self.store.event_slots(e);
             let state = self.store.state(e);
-            if self.guards[t as usize].iter().any(|&(i, r)| {
-                e_slots.binary_search(&slots[i]).is_ok() && !self.sys.enabled_on(state, t, r)
-            }) {
+            if self.guards[t as usize]
+                .iter()
+                .any(|&(i, r)| self.on_e[slots[i] as usize] && !self.sys.enabled_on(state, t, r))
+            {
                 return Ok(());
             }
         }
@@ -1034,16 +1058,22 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         } = &mut scratch;
         slots.clear();
         slots.extend_from_slice(self.store.slots().of(t));
-        let e_slots = self.store.event_slots(e);
         let k = slots.len();
         xs.clear();
         fixed.clear();
         fixed.resize(k, false);
         floors.clear();
         for (i, &s) in slots.iter().enumerate() {
-            let at = self.store.cone_at(e, s);
+            let at = match self.e_cone[s as usize] {
+                (push, at) if push == self.pushes => at,
+                _ => {
+                    let at = self.store.cone_at(e, s);
+                    self.e_cone[s as usize] = (self.pushes, at);
+                    at
+                }
+            };
             floors.push(at.depth);
-            if e_slots.binary_search(&s).is_ok() {
+            if self.on_e[s as usize] {
                 xs.push(at);
                 fixed[i] = true;
             } else {
@@ -1055,10 +1085,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let decided_no = guards
             .iter()
             .any(|&(i, r)| fixed[i] && !self.sys.enabled_on(self.store.state(e), t, r));
-        // Open slots with guards first: they prune the most.
+        // Open slots with guards first: they prune the most. (Two passes, not a sort: this
+        // runs for every dependent of every event added to C.)
         order.clear();
-        order.extend((0..k).filter(|&i| !fixed[i]));
-        order.sort_by_key(|&i| !guards.iter().any(|&(j, _)| j == i));
+        let guarded = |i: usize| guards.iter().any(|&(j, _)| j == i);
+        order.extend((0..k).filter(|&i| !fixed[i] && guarded(i)));
+        order.extend((0..k).filter(|&i| !fixed[i] && !guarded(i)));
         floors.resize(k * (order.len() + 1), 0);
         let result = if decided_no {
             Ok(())
@@ -1158,13 +1190,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         preds.dedup();
         // Keep the maximal ones: a non-maximal event is below a maximal one, which is never
         // dropped, so checking against the ones kept and the ones not yet looked at suffices.
+        // They all lie in C.
         let mut kept = 0;
         for i in 0..preds.len() {
             let p = preds[i];
             let below = preds[..kept]
                 .iter()
                 .chain(&preds[i + 1..])
-                .any(|&q| self.store.leq(p, q));
+                .any(|&q| self.store.leq_in_configuration(p, q));
             if !below {
                 preds[kept] = p;
                 kept += 1;
@@ -1656,22 +1689,33 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 })
             }
         };
-        let label = self.store.label(d);
+        extend_to(&mut self.on_d, self.store.slots().count(), false);
+        for &s in slots {
+            self.on_d[s as usize] = true;
+        }
         for (k, &s) in slots.iter().enumerate() {
             let parent = self.store.parent_on(d, s);
             let new = self.store.labeled_children_after(parent, s, memo.seen[k]);
             // An event in immediate conflict with `d` has `d`'s parent on every slot they
             // share: it is kept from the first of them only (decided from the labels, before
-            // the event itself is looked at).
+            // the event itself is looked at: none of its slots below `s` is one of `d`'s).
             let slot_map = self.store.slots();
+            let on_d = &self.on_d;
             memo.events.extend(
                 new.filter(|&(c, lc)| {
-                    slot_map.first_shared(label, lc) == Some(s)
+                    slot_map
+                        .of(lc)
+                        .iter()
+                        .take_while(|&&x| x < s)
+                        .all(|&x| !on_d[x as usize])
                         && self.store.immediate_conflict_first_on(d, c, s)
                 })
                 .map(|(c, _)| c),
             );
             memo.seen[k] = self.store.last_child_on(parent, s);
+        }
+        for &s in slots {
+            self.on_d[s as usize] = false;
         }
         self.icf_bytes += memo.bytes();
         self.icf_memo[i] = Some(memo);

@@ -24,7 +24,7 @@
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
-use super::cone::{ConeForest, EMPTY};
+use super::cone::{ConeForest, Deeper, EMPTY};
 use super::slots::{Slot, SlotMap};
 use super::{short_hash, table_hash};
 use crate::system::{Overflow, System, Transition};
@@ -176,9 +176,11 @@ pub struct EventStore {
     events: Vec<EventData>,
     preds: Vec<EventId>,
     nodes: Vec<SlotNode>,
-    /// Per node, how often a child was removed from its list (never reset, so that a count
-    /// once seen is never seen again for that node). Children are otherwise only appended.
-    children_removals: Vec<u32>,
+    /// By node, how often a child was removed from its list (never reset, so that a count
+    /// once seen is never seen again for that node); nodes that never lost a child are absent.
+    /// Children are otherwise only appended. A map, not a table: removals come from the cache
+    /// alone, and most runs never remove an event.
+    children_removals: FxHashMap<u32, u32>,
     /// Per node, its number of children, up to [`WIDE_AT`]; past that, the node's children
     /// are also kept in `wide`, in the same order, with their labels.
     child_count: Vec<u8>,
@@ -197,6 +199,10 @@ pub struct EventStore {
     free_preds: FxHashMap<u32, Vec<u32>>,
     /// Freed runs of `nodes`, by length.
     free_nodes: FxHashMap<u32, Vec<u32>>,
+    /// Whether every node was appended to `nodes` (none reuses a removed event's room): then
+    /// on every branch of a slot's tree the deeper node has the larger index, and cones merge
+    /// by comparing indexes, without reading depths.
+    nodes_in_order: bool,
     /// Events stored, ⊥ excluded.
     live: usize,
     /// Scratch room of insertions: the predecessors' cones, and the new event's own entries.
@@ -206,7 +212,7 @@ pub struct EventStore {
     stamp: Vec<u32>,
     epoch: u32,
     scratch: Vec<EventId>,
-    walk_scratch: Vec<EventId>,
+    walk_scratch: Vec<(EventId, bool)>,
     state_scratch: Vec<u64>,
 }
 
@@ -232,7 +238,7 @@ impl EventStore {
             preds: Vec::new(),
             // ⊥'s node on slot s is node s, its own parent.
             nodes: (0..n as u32).map(SlotNode::bottom).collect(),
-            children_removals: vec![0; n],
+            children_removals: FxHashMap::default(),
             child_count: vec![0; n],
             wide: FxHashMap::default(),
             wide_children: 0,
@@ -242,6 +248,7 @@ impl EventStore {
             free_ids: Vec::new(),
             free_preds: FxHashMap::default(),
             free_nodes: FxHashMap::default(),
+            nodes_in_order: true,
             live: 0,
             roots_scratch: Vec::new(),
             own_scratch: Vec::new(),
@@ -304,7 +311,8 @@ impl EventStore {
             let me = d.node_start + i as u32;
             let pidx = self.nodes[me as usize].parent_node as usize;
             self.unlink_child(pidx, me);
-            self.children_removals[pidx] = self.children_removals[pidx].wrapping_add(1);
+            let removals = self.children_removals.entry(pidx as u32).or_default();
+            *removals = removals.wrapping_add(1);
             // A leaf's nodes have no children left, but may keep an emptied array.
             if let Some(array) = self.wide.remove(&me) {
                 self.wide_children -= array.len();
@@ -490,11 +498,21 @@ impl EventStore {
     /// same, siblings are only ever appended to [`children_on`](Self::children_on) of `e`'s
     /// parents: a memo of `e`'s immediate conflicts needs only to look at the new ones.
     pub fn siblings_removals(&self, e: EventId) -> u64 {
+        if self.children_removals.is_empty() {
+            return 0;
+        }
         let d = &self.events[e as usize];
         let k = self.slots.of(d.label).len();
         self.nodes[d.node_start as usize..d.node_start as usize + k]
             .iter()
-            .map(|n| u64::from(self.children_removals[n.parent_node as usize]))
+            .map(|n| {
+                u64::from(
+                    self.children_removals
+                        .get(&n.parent_node)
+                        .copied()
+                        .unwrap_or(0),
+                )
+            })
             .sum()
     }
 
@@ -599,6 +617,24 @@ impl EventStore {
         let s = self.event_slots(a)[0];
         let entry = self.node_entry(self.events[a as usize].node_start);
         self.below_on(entry, self.cone_at(b, s))
+    }
+
+    /// Causality `a ≤ b` between two events of one configuration: on `a`'s first slot both
+    /// `a` and the last event of `[b]` there lie in that configuration, so on one branch of the
+    /// slot's tree, and comparing their depths decides it (no walk up the tree).
+    #[inline]
+    pub fn leq_in_configuration(&self, a: EventId, b: EventId) -> bool {
+        let answer = if a == b || a == BOTTOM {
+            true
+        } else if b == BOTTOM || self.size(a) >= self.size(b) {
+            false
+        } else {
+            let s = self.event_slots(a)[0];
+            self.nodes[self.events[a as usize].node_start as usize].depth
+                <= self.cone_at(b, s).depth
+        };
+        debug_assert_eq!(answer, self.leq(a, b), "{a} ≤ {b}");
+        answer
     }
 
     /// Conflict: `a # b` (some event of `[a]` and some of `[b]` are dependent and unordered).
@@ -719,7 +755,7 @@ impl EventStore {
 
     /// Computes `state(H)` for the history `H = ⋃ [p]` over `preds` into `out`, and returns
     /// `|H|`. Fires only the events of `H` outside the local configuration of the largest
-    /// predecessor.
+    /// predecessor. `H` must be a configuration (as the history of an event is).
     pub fn history_state<S: System + ?Sized>(
         &mut self,
         sys: &S,
@@ -730,29 +766,45 @@ impl EventStore {
             .iter()
             .max_by_key(|&&p| self.size(p))
             .expect("a history has a maximal event");
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
+        // Two stamps per walk: an event seen outside `[base]`, and one seen inside it.
+        self.epoch = self.epoch.wrapping_add(2);
+        if self.epoch < 2 {
             self.stamp.fill(0);
-            self.epoch = 1;
+            self.epoch = 2;
         }
+        let (seen_outside, seen_inside) = (self.epoch, self.epoch + 1);
         if self.stamp.len() < self.events.len() {
             self.stamp.resize(self.events.len(), 0);
         }
+        // A depth-first walk down the predecessors that lists an event once all of its
+        // predecessors outside `[base]` are listed: a causal order, with no sort.
         let mut stack = std::mem::take(&mut self.walk_scratch);
         stack.clear();
-        stack.extend(preds.iter().copied().filter(|&p| p != base));
+        stack.extend(preds.iter().filter(|&&p| p != base).map(|&p| (p, false)));
         let mut outside = std::mem::take(&mut self.scratch);
         outside.clear();
-        while let Some(x) = stack.pop() {
-            if self.stamp[x as usize] == self.epoch || self.leq(x, base) {
+        while let Some((x, listed_after_preds)) = stack.pop() {
+            if listed_after_preds {
+                outside.push(x);
                 continue;
             }
-            self.stamp[x as usize] = self.epoch;
-            outside.push(x);
-            stack.extend_from_slice(self.preds(x));
+            let mark = self.stamp[x as usize];
+            if mark == seen_outside || mark == seen_inside {
+                continue;
+            }
+            if self.leq_in_configuration(x, base) {
+                self.stamp[x as usize] = seen_inside;
+                continue;
+            }
+            self.stamp[x as usize] = seen_outside;
+            stack.push((x, true));
+            for &p in self.preds(x) {
+                let mark = self.stamp[p as usize];
+                if mark != seen_outside && mark != seen_inside {
+                    stack.push((p, false));
+                }
+            }
         }
-        // Sizes of local configurations grow along causality: a topological order.
-        outside.sort_unstable_by_key(|&x| self.size(x));
         out.copy_from_slice(self.state(base));
         let mut tmp = std::mem::take(&mut self.state_scratch);
         tmp.resize(self.words, 0);
@@ -790,15 +842,16 @@ impl EventStore {
         let my_slots = self.slots.of(t);
         let k = my_slots.len();
         let node_start = match self.free_nodes.get_mut(&(k as u32)).and_then(Vec::pop) {
-            Some(start) => start,
+            Some(start) => {
+                self.nodes_in_order = false;
+                start
+            }
             None => {
                 let start = self.nodes.len() as u32;
                 grow(&mut self.nodes, k);
-                grow(&mut self.children_removals, k);
                 grow(&mut self.child_count, k);
                 for _ in 0..k {
                     self.nodes.push(SlotNode::bottom(0));
-                    self.children_removals.push(0);
                     self.child_count.push(0);
                 }
                 start
@@ -870,7 +923,13 @@ impl EventStore {
         roots.clear();
         roots.extend(preds.iter().map(|&p| self.events[p as usize].cone));
         let nodes = &self.nodes;
-        let cone = self.cones.build(&roots, &own, |n| nodes[n as usize].depth);
+        let depth = |n: u32| nodes[n as usize].depth;
+        let deeper = if self.nodes_in_order {
+            Deeper::ByIndex
+        } else {
+            Deeper::ByDepth(depth)
+        };
+        let cone = self.cones.build(&roots, &own, deeper);
         #[cfg(debug_assertions)]
         for s in 0..self.slots.count() as u32 {
             let mut want = s;
@@ -948,7 +1007,7 @@ impl EventStore {
         (self.events.capacity() * size_of::<EventData>()
             + self.preds.capacity() * 4
             + self.nodes.capacity() * size_of::<SlotNode>()
-            + self.children_removals.capacity() * 4
+            + self.children_removals.capacity() * 12
             + self.child_count.capacity()
             // Arrays grow by doubling: count them at twice their length.
             + self.wide.capacity() * 40
