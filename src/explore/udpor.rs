@@ -1016,6 +1016,20 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         self.states.truncate((level + 1) * self.words);
     }
 
+    /// `[e]`'s entry on slot `s`, for the event `e` the current push adds (looked up once per
+    /// slot and push: every dependent of `e` asks about its slots).
+    #[inline]
+    fn e_cone_at(&mut self, e: EventId, s: Slot) -> ConeEntry {
+        match self.e_cone[s as usize] {
+            (push, at) if push == self.pushes => at,
+            _ => {
+                let at = self.store.cone_at(e, s);
+                self.e_cone[s as usize] = (self.pushes, at);
+                at
+            }
+        }
+    }
+
     /// Every event `<t, H>` with `e ∈ H ⊆ C` (where `e` is the last event added to `C`), found
     /// in or added to the store, pushed onto `out`.
     ///
@@ -1046,6 +1060,33 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 return Ok(());
             }
         }
+        // A guard on an open slot needs one candidate there, between C's last event on it and
+        // [e]'s, that satisfies it; without one there is no history. Most dependents fail so,
+        // and are dropped before the search is set up.
+        for g in 0..self.guards[t as usize].len() {
+            let (i, r) = self.guards[t as usize][g];
+            let s = self.store.slots().of(t)[i];
+            if self.on_e[s as usize] {
+                continue;
+            }
+            let floor = self.e_cone_at(e, s).depth;
+            let mut cand = self.top[s as usize];
+            let satisfied = loop {
+                if cand.depth < floor {
+                    break false;
+                }
+                if self.sys.enabled_on(self.store.state(cand.event), t, r) {
+                    break true;
+                }
+                if cand.depth == 0 {
+                    break false;
+                }
+                cand = self.store.parent_entry(cand);
+            };
+            if !satisfied {
+                return Ok(());
+            }
+        }
         // Scratch room, taken and given back: this runs for every transition sharing a slot
         // with every event added to C.
         let mut scratch = std::mem::take(&mut self.search_scratch);
@@ -1064,14 +1105,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         fixed.resize(k, false);
         floors.clear();
         for (i, &s) in slots.iter().enumerate() {
-            let at = match self.e_cone[s as usize] {
-                (push, at) if push == self.pushes => at,
-                _ => {
-                    let at = self.store.cone_at(e, s);
-                    self.e_cone[s as usize] = (self.pushes, at);
-                    at
-                }
-            };
+            let at = self.e_cone_at(e, s);
             floors.push(at.depth);
             if self.on_e[s as usize] {
                 xs.push(at);
