@@ -1168,6 +1168,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let i = search.order[f];
         let s = search.slots[i];
         let floor = search.floors[f * k + i];
+        let last = f + 1 == search.order.len();
         let mut cand = self.top[s as usize];
         loop {
             if cand.depth < floor {
@@ -1180,15 +1181,31 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 self.stats.stopped = Some(r);
                 return Ok(());
             }
-            if self.admissible(search, f, cand) {
-                search.xs[i] = cand;
-                // Floors of the slots still open, raised by [cand].
-                let (done, next) = search.floors.split_at_mut((f + 1) * k);
-                let current = &done[f * k..];
-                next[..k].copy_from_slice(&current[..k]);
-                self.store
-                    .raise_to_cone_depths(cand.event, search.slots, &mut next[..k]);
-                self.enumerate(search, f + 1, out)?;
+            if self.guards_hold(search, i, cand) {
+                if last {
+                    // The last slot: no floors to raise, [cand] is checked slot by slot.
+                    if self.within_choices(search, f, cand) {
+                        search.xs[i] = cand;
+                        self.enumerate(search, f + 1, out)?;
+                    }
+                } else {
+                    // Floors of the slots still open, raised by [cand]. On a chosen slot the
+                    // floor stays at most the choice while [cand] stays within it: the same
+                    // walk of [cand]'s cone checks that.
+                    let (done, next) = search.floors.split_at_mut((f + 1) * k);
+                    let current = &done[f * k..];
+                    next[..k].copy_from_slice(&current[..k]);
+                    self.store
+                        .raise_to_cone_depths(cand.event, search.slots, &mut next[..k]);
+                    let within = search.order[..f]
+                        .iter()
+                        .all(|&j| next[j] <= search.xs[j].depth);
+                    debug_assert_eq!(within, self.within_choices(search, f, cand));
+                    if within {
+                        search.xs[i] = cand;
+                        self.enumerate(search, f + 1, out)?;
+                    }
+                }
             }
             if cand.depth == 0 {
                 break;
@@ -1198,20 +1215,22 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         Ok(())
     }
 
-    /// Whether `cand` may be the last event of the history on the `f`-th open slot: `[cand]`
-    /// stays within the choices made so far, and `t`'s guards decided by this slot hold.
-    fn admissible(&self, search: &HistorySearch<'_>, f: usize, cand: ConeEntry) -> bool {
-        let chosen_ok = search.order[..f]
+    /// Whether `t`'s guards decided by the `i`-th slot hold with `cand` as the history's last
+    /// event there.
+    fn guards_hold(&self, search: &HistorySearch<'_>, i: usize, cand: ConeEntry) -> bool {
+        search.guards.iter().all(|&(j, r)| {
+            j != i
+                || self
+                    .sys
+                    .enabled_on(self.store.state(cand.event), search.t, r)
+        })
+    }
+
+    /// Whether `[cand]` stays within the choices made on the first `f` slots of the order.
+    fn within_choices(&self, search: &HistorySearch<'_>, f: usize, cand: ConeEntry) -> bool {
+        search.order[..f]
             .iter()
-            .all(|&j| self.store.cone_at(cand.event, search.slots[j]).depth <= search.xs[j].depth);
-        let i = search.order[f];
-        chosen_ok
-            && search.guards.iter().all(|&(j, r)| {
-                j != i
-                    || self
-                        .sys
-                        .enabled_on(self.store.state(cand.event), search.t, r)
-            })
+            .all(|&j| self.store.cone_at(cand.event, search.slots[j]).depth <= search.xs[j].depth)
     }
 
     /// The event `<t, ⋃[x_s]>` if `t` is enabled after that history (found or created).
