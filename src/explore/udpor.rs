@@ -251,6 +251,9 @@ struct Explorer<'s, S: System + ?Sized> {
     /// `C` of length `k` carrying that push id at position `k - 1` (conflict is inherited by
     /// every configuration extending it); `(0, 0)` when unknown.
     conflicts_prefix: Vec<(u32, u64)>,
+    /// By event id: `(k, push id)` when the event was found in no conflict with the prefix of
+    /// `C` of length `k` carrying that push id at position `k - 1`; `(0, 0)` when unknown.
+    compatible_prefix: Vec<(u32, u64)>,
     in_c: Vec<bool>,
     /// The cone of `C`: the last event on every slot.
     top: Vec<ConeEntry>,
@@ -540,6 +543,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             push_ids: Vec::new(),
             pushes: 0,
             conflicts_prefix: Vec::new(),
+            compatible_prefix: Vec::new(),
             in_c: vec![false],
             top,
             undo: Vec::new(),
@@ -1310,6 +1314,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         if let Some(x) = self.conflicts_prefix.get_mut(i) {
             *x = (0, 0);
         }
+        if let Some(x) = self.compatible_prefix.get_mut(i) {
+            *x = (0, 0);
+        }
         // Until the cache evicts an event, the store holds every event ever built: one it
         // did not hold is new to the log too.
         let (lid, new) = if self.stats.cache_evictions == 0 {
@@ -1350,7 +1357,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             + self.least_bytes
             + self.icf_bytes
             + (self.icf_memo.capacity() * 8) as u64
-            + (self.conflicts_prefix.capacity() * std::mem::size_of::<(u32, u64)>()) as u64
+            + ((self.conflicts_prefix.capacity() + self.compatible_prefix.capacity())
+                * std::mem::size_of::<(u32, u64)>()) as u64
     }
 
     /// The events `Remove` must keep in `U` now, as flags by store id: `C`, `D`, the events in
@@ -1803,9 +1811,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         true
     }
 
+    /// Events added to `C` since a candidate was last found compatible with it, up to which
+    /// only their slots are checked again (past it, the candidate's whole cone).
+    const RECHECKED_EVENTS: usize = 8;
+
     /// Whether `[c]` conflicts with `C`. Failed alternatives test the same candidates again
     /// and again as `C` grows: a conflict found with a prefix of `C` is remembered while that
-    /// prefix stays.
+    /// prefix stays; so is the absence of one, after which only the slots of the events added
+    /// since can separate `[c]` from `C`.
     fn conflicts_with_c(&mut self, c: EventId) -> bool {
         let i = c as usize;
         if let Some(&(k, id)) = self.conflicts_prefix.get(i)
@@ -1814,16 +1827,37 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         {
             return true;
         }
-        if !self.store.conflicts_with_cone(c, &self.top) {
-            return false;
+        let n = self.c.len();
+        let conflict = match self.compatible_prefix.get(i) {
+            Some(&(k, id))
+                if k > 0
+                    && n - (k as usize).min(n) <= Self::RECHECKED_EVENTS
+                    && self.push_ids.get(k as usize - 1) == Some(&id) =>
+            {
+                let answer = self.c[k as usize..].iter().any(|&g| {
+                    self.store.event_slots(g).iter().any(|&s| {
+                        let x = self.store.cone_at(c, s);
+                        let y = self.top[s as usize];
+                        x.depth > 0 && x != y && !self.store.comparable_on(x, y)
+                    })
+                });
+                debug_assert_eq!(answer, self.store.conflicts_with_cone(c, &self.top));
+                answer
+            }
+            _ => self.store.conflicts_with_cone(c, &self.top),
+        };
+        if n == 0 {
+            return conflict;
         }
-        let k = self.c.len();
-        if k == 0 {
-            return true;
-        }
-        extend_to(&mut self.conflicts_prefix, i + 1, (0, 0));
-        self.conflicts_prefix[i] = (k as u32, self.push_ids[k - 1]);
-        true
+        let prefix = (n as u32, self.push_ids[n - 1]);
+        let memo = if conflict {
+            &mut self.conflicts_prefix
+        } else {
+            &mut self.compatible_prefix
+        };
+        extend_to(memo, i + 1, (0, 0));
+        memo[i] = prefix;
+        conflict
     }
 
     /// Depth-first search for one pick per event of `D` (from index `from` on) not in
