@@ -640,10 +640,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// `e ∈ en(C)` for an event whose history lies in `C`: on each of its slots, `C` ends
     /// where `e`'s history does.
     fn enabled_in_c(&self, e: EventId) -> bool {
-        self.store
-            .event_slots(e)
-            .iter()
-            .all(|&s| self.top[s as usize].event == self.store.parent_on(e, s))
+        let enabled = self
+            .store
+            .parent_nodes(e)
+            .all(|(s, parent)| self.top[s as usize].node == parent);
+        debug_assert_eq!(
+            enabled,
+            self.store
+                .event_slots(e)
+                .iter()
+                .all(|&s| self.top[s as usize].event == self.store.parent_on(e, s))
+        );
+        enabled
     }
 
     /// `e # C` for an event of `D` or an extension of `C` (its history lies in `C`).
@@ -1755,8 +1763,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.on_d[s as usize] = true;
         }
         for (k, &s) in slots.iter().enumerate() {
-            let parent = self.store.parent_on(d, s);
-            let new = self.store.labeled_children_after(parent, s, memo.seen[k]);
+            let parent = self.store.parent_node_on_kth(d, k);
+            let new = self
+                .store
+                .labeled_children_of_node_after(parent, memo.seen[k]);
             // An event in immediate conflict with `d` has `d`'s parent on every slot they
             // share: it is kept from the first of them only (decided from the labels, before
             // the event itself is looked at: none of its slots below `s` is one of `d`'s).
@@ -1773,7 +1783,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 })
                 .map(|(c, _)| c),
             );
-            memo.seen[k] = self.store.last_child_on(parent, s);
+            memo.seen[k] = self.store.last_child_of_node(parent);
         }
         for &s in slots {
             self.on_d[s as usize] = false;

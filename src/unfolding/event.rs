@@ -433,6 +433,16 @@ impl EventStore {
         self.nodes[parent as usize].event
     }
 
+    /// For each slot of the (non-⊥) event `e`, in order, the slot and the index of `e`'s
+    /// parent's node there (node `s` for ⊥), as [`ConeEntry::node`] names nodes.
+    #[inline]
+    pub fn parent_nodes(&self, e: EventId) -> impl Iterator<Item = (Slot, u32)> + '_ {
+        let d = &self.events[e as usize];
+        let slots = self.slots.of(d.label);
+        let nodes = &self.nodes[d.node_start as usize..d.node_start as usize + slots.len()];
+        slots.iter().zip(nodes).map(|(&s, n)| (s, n.parent_node))
+    }
+
     /// `e`'s depth on slot `s`.
     #[inline]
     pub fn depth_on(&self, e: EventId, s: Slot) -> u32 {
@@ -524,7 +534,18 @@ impl EventStore {
     /// The children of `e` on slot `s` added after the one `cursor` names (all of them for
     /// [`ChildCursor::START`]).
     pub fn children_after(&self, e: EventId, s: Slot, cursor: ChildCursor) -> Children<'_> {
-        let node = self.node_index(e, s);
+        self.children_of_node_after(self.node_index(e, s), cursor)
+    }
+
+    /// The index of the node of the parent of the (non-⊥) event `e` on the `k`-th slot of its
+    /// label: where its siblings there are listed.
+    #[inline]
+    pub fn parent_node_on_kth(&self, e: EventId, k: usize) -> usize {
+        self.nodes[self.events[e as usize].node_start as usize + k].parent_node as usize
+    }
+
+    /// [`children_after`](Self::children_after) of a node given by its index.
+    fn children_of_node_after(&self, node: usize, cursor: ChildCursor) -> Children<'_> {
         if self.child_count[node] >= WIDE_AT
             && let Some(array) = self.wide.get(&(node as u32))
         {
@@ -541,17 +562,18 @@ impl EventStore {
         })
     }
 
-    /// The children of `e` on slot `s` added after the one `cursor` names, with their labels.
-    pub fn labeled_children_after(
+    /// The children of the node `node` added after the one `cursor` names, with their labels
+    /// (see [`parent_node_on_kth`](Self::parent_node_on_kth) and
+    /// [`children_after`](Self::children_after)).
+    pub fn labeled_children_of_node_after(
         &self,
-        e: EventId,
-        s: Slot,
+        node: usize,
         cursor: ChildCursor,
     ) -> impl Iterator<Item = (EventId, Transition)> + '_ {
         // An array holds the labels: a long list of siblings is then read without touching
         // the siblings themselves.
         let events = &self.events;
-        let (list, array) = match self.children_after(e, s, cursor) {
+        let (list, array) = match self.children_of_node_after(node, cursor) {
             Children(ChildWalk::Array(it)) => (None, Some(it.copied())),
             list => (Some(list.map(move |c| (c, events[c as usize].label))), None),
         };
@@ -560,9 +582,8 @@ impl EventStore {
             .chain(array.into_iter().flatten())
     }
 
-    /// A cursor after the last child of `e` on slot `s` so far.
-    pub fn last_child_on(&self, e: EventId, s: Slot) -> ChildCursor {
-        let node = self.node_index(e, s);
+    /// A cursor after the last child so far of the node `node`.
+    pub fn last_child_of_node(&self, node: usize) -> ChildCursor {
         let seen = match self.wide.get(&(node as u32)) {
             Some(array) if self.child_count[node] >= WIDE_AT => array.len() as u32,
             _ => u32::from(self.child_count[node]),
