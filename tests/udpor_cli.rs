@@ -194,6 +194,17 @@ fn max_events_stops_at_that_many_events_the_same_way_each_time() {
         .unwrap();
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(text.contains("stopped: event limit reached"), "{text}");
+    // A limit below the number of minimal events stops among them.
+    let out = unfold()
+        .arg(nets_dir().join("philosophers-5.pnml"))
+        .args(["--max-events", "2", "--json", "-"])
+        .output()
+        .unwrap();
+    let j = json_of(&out.stdout);
+    assert_eq!(
+        (j["events"].as_u64(), j["stopped"].as_str()),
+        (Some(2), Some("event_limit"))
+    );
     // A run that needs fewer events is not cut.
     let out = unfold()
         .arg(nets_dir().join("pairs-3.ll_net"))

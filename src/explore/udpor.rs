@@ -682,6 +682,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut initial = Vec::new();
         let mut scratch = vec![0u64; self.words];
         for t in 0..self.sys.transition_count() as Transition {
+            if self.stats.stopped.is_some() {
+                break;
+            }
             // A wide net has many initial events, each as large as its number of slots.
             if t % 64 == 63 {
                 let held = self.accounted_bytes();
@@ -710,6 +713,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 initial.push(e);
             }
         }
+        if self.stats.stopped.is_some() {
+            // A limit struck among the minimal events (`--max-events`, or the state table's
+            // memory).
+            return Ok(());
+        }
         let (cut, en): (Vec<EventId>, Vec<EventId>) =
             initial.into_iter().partition(|&e| self.cutoff[e as usize]);
         self.en.push(en);
@@ -724,12 +732,6 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut next_sample: u64 = 0;
         while !frames.is_empty() {
             steps += 1;
-            if let Some(max) = self.opts.max_events
-                && self.log.len() as u64 > max
-            {
-                self.stats.stopped = Some(StopReason::EventLimit);
-                return Ok(());
-            }
             // Memory is measured every 256 steps, and whenever the store grew by a 64th of
             // the limit since the last measure.
             if let Some(limit) = limits.mem_limit()

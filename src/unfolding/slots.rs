@@ -148,23 +148,4 @@ impl SlotMap {
     pub fn of(&self, t: Transition) -> &[Slot] {
         &self.slots[self.offsets[t as usize] as usize..self.offsets[t as usize + 1] as usize]
     }
-
-    /// The first slot two transitions share, if any.
-    pub fn first_shared(&self, a: Transition, b: Transition) -> Option<Slot> {
-        let (x, y) = (self.of(a), self.of(b));
-        let (mut i, mut j) = (0, 0);
-        while i < x.len() && j < y.len() {
-            match x[i].cmp(&y[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => return Some(x[i]),
-            }
-        }
-        None
-    }
-
-    /// Whether two transitions share a slot (are dependent).
-    pub fn share(&self, a: Transition, b: Transition) -> bool {
-        self.first_shared(a, b).is_some()
-    }
 }
