@@ -395,16 +395,6 @@ impl EventStore {
         &self.states[e as usize * self.words..(e as usize + 1) * self.words]
     }
 
-    /// The slots `e` is on (every slot for ⊥).
-    #[inline]
-    fn slots_of(&self, e: EventId) -> SlotsOf<'_> {
-        if e == BOTTOM {
-            SlotsOf::All(self.slots.count() as u32)
-        } else {
-            SlotsOf::Some(self.slots.of(self.label(e)))
-        }
-    }
-
     /// The slots of a (non-⊥) event's label.
     #[inline]
     pub fn event_slots(&self, e: EventId) -> &[Slot] {
@@ -441,12 +431,6 @@ impl EventStore {
         let slots = self.slots.of(d.label);
         let nodes = &self.nodes[d.node_start as usize..d.node_start as usize + slots.len()];
         slots.iter().zip(nodes).map(|(&s, n)| (s, n.parent_node))
-    }
-
-    /// `e`'s depth on slot `s`.
-    #[inline]
-    pub fn depth_on(&self, e: EventId, s: Slot) -> u32 {
-        self.nodes[self.node_index(e, s)].depth
     }
 
     /// The root of `e`'s cone: the last event of `[e]` on every slot.
@@ -1057,14 +1041,6 @@ impl EventStore {
         out.sort_unstable_by_key(|&x| self.size(x));
         out
     }
-
-    /// Every slot `e` is on, for iteration.
-    pub fn slots_of_event(&self, e: EventId) -> Vec<Slot> {
-        match self.slots_of(e) {
-            SlotsOf::All(n) => (0..n).collect(),
-            SlotsOf::Some(s) => s.to_vec(),
-        }
-    }
 }
 
 /// Makes room for `extra` more elements, growing by an eighth at a time instead of doubling,
@@ -1073,9 +1049,4 @@ fn grow<T>(v: &mut Vec<T>, extra: usize) {
     if v.len() + extra > v.capacity() {
         v.reserve_exact(extra.max(v.len() / 8).max(256));
     }
-}
-
-enum SlotsOf<'a> {
-    All(u32),
-    Some(&'a [Slot]),
 }
