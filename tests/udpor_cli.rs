@@ -169,14 +169,22 @@ fn max_depth_stops_a_cyclic_system_cleanly() {
     assert_eq!(j["complete"], false);
 }
 
+/// `unfold NET ARGS...` on a net of `nets/`.
+fn run_on(net: &str, args: &[&str]) -> std::process::Output {
+    unfold()
+        .arg(nets_dir().join(net))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn max_events_stops_at_that_many_events_the_same_way_each_time() {
     let run = || {
-        let out = unfold()
-            .arg(nets_dir().join("ring-4.pnml"))
-            .args(["--max-events", "40", "--json", "-", "--timeout", "20s"])
-            .output()
-            .unwrap();
+        let out = run_on(
+            "ring-4.pnml",
+            &["--max-events", "40", "--json", "-", "--timeout", "20s"],
+        );
         assert_eq!(out.status.code(), Some(3), "{out:?}");
         json_of(&out.stdout)
     };
@@ -187,31 +195,17 @@ fn max_events_stops_at_that_many_events_the_same_way_each_time() {
     for field in ["events", "maximal_configurations", "max_configuration_size"] {
         assert_eq!(a[field], b[field], "{field}");
     }
-    let human = unfold()
-        .arg(nets_dir().join("ring-4.pnml"))
-        .args(["--max-events", "40"])
-        .output()
-        .unwrap();
+    let human = run_on("ring-4.pnml", &["--max-events", "40", "--timeout", "20s"]);
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(text.contains("stopped: event limit reached"), "{text}");
     // A limit below the number of minimal events stops among them.
-    let out = unfold()
-        .arg(nets_dir().join("philosophers-5.pnml"))
-        .args(["--max-events", "2", "--json", "-"])
-        .output()
-        .unwrap();
-    let j = json_of(&out.stdout);
+    let j = json_of(&run_on("philosophers-5.pnml", &["--max-events", "2", "--json", "-"]).stdout);
     assert_eq!(
         (j["events"].as_u64(), j["stopped"].as_str()),
         (Some(2), Some("event_limit"))
     );
     // A run that needs fewer events is not cut.
-    let out = unfold()
-        .arg(nets_dir().join("pairs-3.ll_net"))
-        .args(["--max-events", "1000", "--json", "-"])
-        .output()
-        .unwrap();
-    let j = json_of(&out.stdout);
+    let j = json_of(&run_on("pairs-3.ll_net", &["--max-events", "1000", "--json", "-"]).stdout);
     assert_eq!(j["complete"], true, "{j}");
     assert_eq!(j["stopped"], Value::Null);
 }
