@@ -182,6 +182,7 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             CacheArg::On => Cache::Bounded,
             CacheArg::Off => Cache::Off,
         },
+        ..UdporOptions::default()
     };
     // A picture larger than --dot-limit is refused: its conflicts are not worth finding.
     let dot_events = args.dot.is_some().then_some(args.dot_limit);

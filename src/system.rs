@@ -164,6 +164,16 @@ pub trait System {
         true
     }
 
+    /// A class of `t`'s guard on resource `r`, for instances that override
+    /// [`enabled_on`](Self::enabled_on): transitions with equal `Some` classes on `r` get equal
+    /// answers from `enabled_on(state, ·, r)` at every state. The unfolding then tests one
+    /// transition of a class for all of them (`n` transitions taking a token from one place make
+    /// one class, disabled together by the event that took it). The default (`None`) promises
+    /// nothing, and each transition is tested alone.
+    fn guard_class(&self, _t: Transition, _r: Resource) -> Option<u64> {
+        None
+    }
+
     /// Fires `t` (which must be enabled) at `state`, writing the successor into `out`.
     fn fire(&self, state: &[u64], t: Transition, out: &mut [u64]) -> Result<(), Overflow>;
 

@@ -131,6 +131,30 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
         );
         prop_assert!(u.complete());
     }
+    // Every transition's possible extensions found through guard classes, as for large
+    // systems, instead of from its list of dependents.
+    let classes = udpor::explore(
+        &sys,
+        &UdporOptions {
+            listed_dependents: 0,
+            pick: Pick::Last,
+            ..UdporOptions::default()
+        },
+        &case_limits(),
+        &mut |_| {},
+    );
+    prop_assert!(classes.is_ok());
+    let classes = classes.unwrap();
+    prop_assert_eq!(
+        (
+            classes.maximal_configurations,
+            classes.events,
+            classes.blocked,
+            classes.deadlocks
+        ),
+        (b.traces, b.events, 0, b.deadlocks),
+        "guard classes"
+    );
     // With the cache off, Remove drops every event outside U at each backtrack, and the
     // events needed again are rebuilt: the exploration must not change.
     let off = udpor::explore(
@@ -316,7 +340,7 @@ fn conflict_then_races(n: usize) -> Net {
 /// cache (which removes events from those lists and puts them back).
 #[test]
 fn wide_sibling_lists() {
-    // 70 competitors: en(∅) is long enough to be filtered by marking dependents.
+    // 70 competitors: more than a transition keeps listed as dependents.
     for n in [2, 11, 12, 13, 40, 70] {
         for pick in [Pick::First, Pick::Last] {
             for cache in [Cache::Bounded, Cache::Off] {
@@ -346,16 +370,44 @@ fn wide_sibling_lists() {
     }
 }
 
-/// 3000 transitions on one slot: each has 3000 dependents, more than the explorer keeps in
-/// a table (9 million entries), so it gathers them from the slot's members at every step.
+/// `n` transitions on one slot, each with `n` dependents, far more than a transition keeps
+/// listed: they are found through the slot's guard classes. The event that takes the token
+/// disables the whole class at once, and the whole run of `en(∅)` keyed on that slot, so the
+/// work per maximal configuration must not grow with `n` (it grew linearly, n² in all, when
+/// every dependent and every enabled event was looked at one by one).
 #[test]
-fn dependents_gathered_on_demand() {
-    let n = 3000;
-    let u = udpor_run(&conflict(n), Pick::First);
-    assert_eq!(
-        (u.maximal_configurations, u.events, u.blocked),
-        (n as u64, n as u64, 0)
-    );
+fn conflict_family_work_does_not_grow_with_n() {
+    for n in [300, 3000] {
+        for pick in [Pick::First, Pick::Last] {
+            let u = udpor_run(&conflict(n), pick);
+            assert_eq!(
+                (u.maximal_configurations, u.events, u.blocked),
+                (n as u64, n as u64, 0),
+                "conflict {n}"
+            );
+            let per_configuration = (u.extension_searches + u.enabled_checks) as f64 / n as f64;
+            assert!(
+                per_configuration <= 2.0,
+                "conflict {n}, {pick:?}: {} searches and {} checks of enabled events",
+                u.extension_searches,
+                u.enabled_checks
+            );
+        }
+        // Each competitor then races with a transition of its own: the searches and checks
+        // per configuration stay bounded too.
+        let u = udpor_run(&conflict_then_races(n), Pick::First);
+        assert_eq!(
+            (u.maximal_configurations, u.events),
+            (2 * n as u64, 3 * n as u64)
+        );
+        let per_configuration = (u.extension_searches + u.enabled_checks) as f64 / (2 * n) as f64;
+        assert!(
+            per_configuration <= 8.0,
+            "conflict then races {n}: {} searches and {} checks",
+            u.extension_searches,
+            u.enabled_checks
+        );
+    }
 }
 
 /// `n` threads each taking and releasing one lock once: n! lock orders, all distinct traces.

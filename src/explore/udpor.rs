@@ -86,6 +86,10 @@ pub struct UdporOptions {
     pub record_states: bool,
     /// What happens to the events `Remove` takes out of `U`.
     pub cache: Cache,
+    /// Most dependents a transition keeps in a sorted list; past that, an event's possible
+    /// extensions are found through its slots' guard classes. Tests set 0 so that small
+    /// systems take the path of large ones.
+    pub listed_dependents: usize,
 }
 
 /// The fate of the events `Remove` takes out of `U` (the garbage set `G`).
@@ -109,6 +113,7 @@ impl Default for UdporOptions {
             cutoffs: None,
             record_states: false,
             cache: Cache::Bounded,
+            listed_dependents: 256,
         }
     }
 }
@@ -138,6 +143,12 @@ pub struct UdporStats {
     pub alternatives_searched: u64,
     /// Alternatives found.
     pub alternatives_found: u64,
+    /// Transitions whose histories through a new event of `C` were searched for (the
+    /// transitions of the guard classes the new event's state passes).
+    pub extension_searches: u64,
+    /// Events of `en(C)` looked at one by one as `C` grew (the runs of events that an added
+    /// event disables on their key slot are passed over whole and not counted).
+    pub enabled_checks: u64,
     /// Bytes held by the event store at the end.
     pub store_bytes: u64,
     /// Cutoff events (distinct; included in `events`).
@@ -227,10 +238,14 @@ struct Explorer<'s, S: System + ?Sized> {
     sys: &'s S,
     opts: UdporOptions,
     store: EventStore,
-    /// Transitions sharing a slot with each transition (itself included).
+    /// The transitions each event may extend into.
     dependents: Dependents,
-    /// By transition: marks `push` sets on the dependents of one label (all false between).
-    dependent_mark: Vec<bool>,
+    /// By transition: the slot that keys its events' runs in `en` lists.
+    key_slot: Vec<Slot>,
+    /// By transition: marks `push` sets on the transitions it visits (all false between).
+    visit_mark: Vec<bool>,
+    /// The transitions `push` visits (scratch room).
+    visits: Vec<Transition>,
     /// By slot: whether the event `push` is adding is on it (all false between pushes).
     on_e: Vec<bool>,
     /// By slot: whether the event whose immediate conflicts `refresh_icf` is updating is on
@@ -260,9 +275,11 @@ struct Explorer<'s, S: System + ?Sized> {
     undo: Vec<(Slot, ConeEntry)>,
     undo_marks: Vec<usize>,
     /// `en(C')` for every prefix `C'` of `C` (index = size), cutoffs left out.
-    en: Vec<Vec<EventId>>,
+    en: Vec<EnList>,
     /// The cutoff events that would extend each prefix.
-    en_cutoffs: Vec<Vec<EventId>>,
+    en_cutoffs: Vec<EnList>,
+    /// Lists `pop` gave back, for `push` to reuse.
+    spare_en: Vec<EnList>,
     /// Which events are cutoffs (by id).
     cutoff: Vec<bool>,
     /// The least local configuration (in the adequate order) reaching each state seen.
@@ -314,78 +331,173 @@ struct Explorer<'s, S: System + ?Sized> {
     stats: UdporStats,
 }
 
-/// The transitions sharing a slot with each transition (itself included), sorted.
+/// The transitions an event may extend into: those sharing one of its slots.
 ///
-/// Kept as one list per transition while those lists are small in all; otherwise (`n`
-/// transitions on one slot would make n² entries) gathered from the slots' members on demand.
+/// A transition with few dependents keeps them in a sorted list. Beyond that, they are
+/// gathered from its slots' members, which are kept in classes that one guard test decides: on
+/// a slot `s` of an event `e`, the members whose guards on the resource `s` fixes are of one
+/// [`System::guard_class`] are all enabled there by `state([e])`, or all not, and a class that
+/// fails is dropped whole without looking at its members. (`n` transitions that take the token
+/// of one place make one class, which the event that took the token disables at once: O(1),
+/// not O(n), per event.)
 struct Dependents {
-    /// The lists, when kept.
-    table: Option<Vec<Vec<Transition>>>,
-    /// The members of every slot.
+    /// By transition: its dependents, sorted, when there are few
+    /// ([`UdporOptions::listed_dependents`]).
+    listed: Vec<Option<Box<[Transition]>>>,
+    /// By slot: its members, class after class.
     members: Vec<Vec<Transition>>,
-    /// The slots of every transition.
-    slots_of: Vec<Vec<Slot>>,
-    /// A spare list for the gathering, handed out and given back.
-    spare: Vec<Transition>,
+    /// By slot: its classes, in the order of `members`.
+    classes: Vec<Vec<GuardClass>>,
+}
+
+/// What puts members of a slot in one class: the resource of their guard on the slot and its
+/// [`System::guard_class`] (or the transition itself, when it has none); `None` for members
+/// with no guard on the slot.
+type ClassKey = Option<(Resource, Result<u64, Transition>)>;
+
+/// A class of the members of one slot (see [`Dependents`]).
+struct GuardClass {
+    /// Where the class ends in the slot's members.
+    end: u32,
+    /// The guard the class shares, as a member and the resource it tests; `None` for the
+    /// members with no guard on the slot, which are always looked at.
+    guard: Option<(Transition, Resource)>,
 }
 
 impl Dependents {
-    /// Entries above which the lists are gathered on demand instead of kept (32 MiB).
-    const KEPT_ENTRIES: usize = 8 << 20;
+    /// Most listed entries in all (32 MiB).
+    const LISTED_ENTRIES: usize = 8 << 20;
 
-    fn new(
+    fn new<S: System + ?Sized>(
+        sys: &S,
         slots: &crate::unfolding::slots::SlotMap,
         members: &FxHashMap<Slot, Vec<Transition>>,
-        n: usize,
+        guards: &[Vec<(usize, Resource)>],
+        listed: usize,
     ) -> Self {
-        let mut by_slot = vec![Vec::new(); slots.count()];
-        for (&s, m) in members {
-            by_slot[s as usize] = m.clone();
-        }
         let mut deps = Dependents {
-            table: None,
-            members: by_slot,
-            slots_of: (0..n as Transition).map(|t| slots.of(t).to_vec()).collect(),
-            spare: Vec::new(),
+            listed: Vec::with_capacity(sys.transition_count()),
+            members: vec![Vec::new(); slots.count()],
+            classes: (0..slots.count()).map(|_| Vec::new()).collect(),
         };
-        let total: usize = deps
-            .slots_of
-            .iter()
-            .flatten()
-            .map(|&s| deps.members[s as usize].len())
-            .sum();
-        if total <= Self::KEPT_ENTRIES {
-            deps.table = Some((0..n as Transition).map(|t| deps.gather(t)).collect());
+        let mut entries = 0;
+        for t in 0..sys.transition_count() as Transition {
+            let bound: usize = slots.of(t).iter().map(|s| members[s].len()).sum();
+            let mut list = None;
+            if bound <= 16 * listed && entries + bound <= Self::LISTED_ENTRIES {
+                let mut v: Vec<Transition> = slots
+                    .of(t)
+                    .iter()
+                    .flat_map(|s| members[s].iter().copied())
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                if v.len() <= listed {
+                    entries += v.len();
+                    list = Some(v.into_boxed_slice());
+                }
+            }
+            deps.listed.push(list);
+        }
+        let mut keyed: FxHashMap<ClassKey, Vec<Transition>> = FxHashMap::default();
+        let mut order = Vec::new();
+        for (&s, ts) in members {
+            keyed.clear();
+            order.clear();
+            for &t in ts {
+                let key = guards[t as usize]
+                    .iter()
+                    .find(|&&(i, _)| slots.of(t)[i] == s)
+                    .map(|&(_, r)| (r, sys.guard_class(t, r).ok_or(t)));
+                let class = keyed.entry(key).or_default();
+                if class.is_empty() {
+                    order.push(key);
+                }
+                class.push(t);
+            }
+            let (m, c) = (&mut deps.members[s as usize], &mut deps.classes[s as usize]);
+            for key in &order {
+                let class = &keyed[key];
+                m.extend_from_slice(class);
+                c.push(GuardClass {
+                    end: m.len() as u32,
+                    guard: key.map(|(r, _)| (class[0], r)),
+                });
+            }
         }
         deps
     }
 
-    /// The dependents of `t`, from its slots' members.
-    fn gather(&mut self, t: Transition) -> Vec<Transition> {
-        let mut v = std::mem::take(&mut self.spare);
-        v.clear();
-        for &s in &self.slots_of[t as usize] {
-            v.extend_from_slice(&self.members[s as usize]);
+    /// Puts into `out`, sorted, the transitions an event labelled `t`, on `slots`, with
+    /// local state `state`, may extend into: its dependents, less (when they are many) the
+    /// classes whose guard `state` fails. `mark` is all false, by transition, and left so.
+    fn visit<S: System + ?Sized>(
+        &self,
+        sys: &S,
+        (t, slots, state): (Transition, &[Slot], &[u64]),
+        mark: &mut [bool],
+        out: &mut Vec<Transition>,
+    ) {
+        out.clear();
+        if let Some(list) = &self.listed[t as usize] {
+            out.extend_from_slice(list);
+            return;
         }
-        v.sort_unstable();
-        v.dedup();
-        v
+        for &s in slots {
+            let members = &self.members[s as usize];
+            let mut start = 0;
+            for class in &self.classes[s as usize] {
+                let range = start..class.end as usize;
+                start = class.end as usize;
+                if let Some((rep, r)) = class.guard
+                    && !sys.enabled_on(state, rep, r)
+                {
+                    continue;
+                }
+                for &x in &members[range] {
+                    if !mark[x as usize] {
+                        mark[x as usize] = true;
+                        out.push(x);
+                    }
+                }
+            }
+        }
+        for &x in out.iter() {
+            mark[x as usize] = false;
+        }
+        out.sort_unstable();
+    }
+}
+
+/// The key slot of a transition with no slot: its events are never disabled.
+const NO_SLOT: Slot = Slot::MAX;
+
+/// A list of enabled events, cut into runs of consecutive events with one key slot (the
+/// slot of their transition with the most members): an event added to `C` on that slot
+/// disables the whole run, which is then passed over at once.
+#[derive(Default)]
+struct EnList {
+    events: Vec<EventId>,
+    /// (end in `events`, key slot), run after run.
+    runs: Vec<(u32, Slot)>,
+}
+
+impl EnList {
+    fn push(&mut self, e: EventId, key: Slot) {
+        self.events.push(e);
+        match self.runs.last_mut() {
+            Some((end, k)) if *k == key => *end += 1,
+            _ => self.runs.push((self.events.len() as u32, key)),
+        }
     }
 
-    /// The dependents of `t`; hand the list back with [`give_back`](Self::give_back).
-    fn of(&mut self, t: Transition) -> Vec<Transition> {
-        match &mut self.table {
-            Some(table) => std::mem::take(&mut table[t as usize]),
-            None => self.gather(t),
-        }
+    fn is_empty(&self) -> bool {
+        self.events.is_empty()
     }
 
-    /// Returns the list [`of`](Self::of) `t` handed out.
-    fn give_back(&mut self, t: Transition, list: Vec<Transition>) {
-        match &mut self.table {
-            Some(table) => table[t as usize] = list,
-            None => self.spare = list,
-        }
+    fn clear(&mut self) {
+        self.events.clear();
+        self.runs.clear();
     }
 }
 
@@ -518,8 +630,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 members.entry(s).or_default().push(t);
             }
         }
-        let dependents = Dependents::new(slots, &members, n);
         let guards = Self::single_slot_guards(sys, slots, &members);
+        let dependents = Dependents::new(sys, slots, &members, &guards, opts.listed_dependents);
+        let key_slot = (0..n as Transition)
+            .map(|t| {
+                let mine = slots.of(t);
+                // The slot with the most members is the likeliest to change.
+                mine.iter()
+                    .copied()
+                    .max_by_key(|&s| (members[&s].len(), std::cmp::Reverse(s)))
+                    .unwrap_or(NO_SLOT)
+            })
+            .collect();
         let words = sys.state_words();
         let top = (0..store.slots().count() as Slot)
             .map(ConeEntry::bottom)
@@ -534,7 +656,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             opts,
             store,
             dependents,
-            dependent_mark: Vec::new(),
+            key_slot,
+            visit_mark: Vec::new(),
+            visits: Vec::new(),
             on_e: Vec::new(),
             on_d: Vec::new(),
             e_cone: Vec::new(),
@@ -550,6 +674,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             undo_marks: Vec::new(),
             en: Vec::new(),
             en_cutoffs: Vec::new(),
+            spare_en: Vec::new(),
             cutoff: vec![false],
             least: FxHashMap::default(),
             corresponding: FxHashMap::default(),
@@ -718,8 +843,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             // memory).
             return Ok(());
         }
-        let (cut, en): (Vec<EventId>, Vec<EventId>) =
-            initial.into_iter().partition(|&e| self.cutoff[e as usize]);
+        let (mut en, mut cut) = (EnList::default(), EnList::default());
+        for e in initial {
+            let list = if self.cutoff[e as usize] {
+                &mut cut
+            } else {
+                &mut en
+            };
+            list.push(e, self.key_slot[self.store.label(e) as usize]);
+        }
         self.en.push(en);
         self.en_cutoffs.push(cut);
 
@@ -787,6 +919,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     }
                     let candidates: Vec<EventId> = if frame.a.is_empty() {
                         self.en[level]
+                            .events
                             .iter()
                             .copied()
                             .filter(|&e| !self.disabled.contains(e))
@@ -806,15 +939,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                             found.clear();
                             found.extend(
                                 self.en[level]
+                                    .events
                                     .iter()
                                     .copied()
                                     .filter(|e| wanted.contains(e)),
                             );
                         }
-                        debug_assert!(found.iter().all(|e| self.en[level].contains(e)));
+                        debug_assert!(found.iter().all(|e| self.en[level].events.contains(e)));
                         debug_assert_eq!(
                             found.len(),
                             self.en[level]
+                                .events
                                 .iter()
                                 .filter(|e| frame.a.contains(e))
                                 .count()
@@ -940,45 +1075,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
         self.stats.max_configuration_size =
             self.stats.max_configuration_size.max(self.c.len() as u64);
-        // An extension x of C stays one of C ∪ {e} iff it shares no slot with e: on a shared
-        // slot its parent is C's last event there, which e has just replaced. Long lists test
-        // that by marking e's dependent transitions once.
-        let label = self.store.label(e);
-        let long = self.en[level].len() + self.en_cutoffs[level].len() > 64;
-        let dependents = self.dependents.of(label);
-        if long {
-            extend_to(&mut self.dependent_mark, self.sys.transition_count(), false);
-            for &t in &dependents {
-                self.dependent_mark[t as usize] = true;
-            }
-        }
-        let stays = |x: EventId| {
-            let kept = if long {
-                !self.dependent_mark[self.store.label(x) as usize]
-            } else {
-                self.enabled_in_c(x)
-            };
-            debug_assert_eq!(kept, self.enabled_in_c(x));
-            kept
-        };
-        let mut en: Vec<EventId> = self.en[level]
-            .iter()
-            .copied()
-            .filter(|&x| x != e && stays(x))
-            .collect();
-        let mut en_cutoffs: Vec<EventId> = self.en_cutoffs[level]
-            .iter()
-            .copied()
-            .filter(|&x| stays(x))
-            .collect();
-        if long {
-            for &t in &dependents {
-                self.dependent_mark[t as usize] = false;
-            }
-        }
-        let mut found = Vec::new();
-        // e's slots as flags, and [e]'s entries as they are looked up: every dependent asks
-        // about each of its slots.
+        // e's slots as flags, and [e]'s entries as they are looked up: every transition
+        // visited below asks about each of its slots.
         extend_to(&mut self.on_e, self.store.slots().count(), false);
         for &s in self.store.event_slots(e) {
             self.on_e[s as usize] = true;
@@ -988,13 +1086,60 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.store.slots().count(),
             (0, ConeEntry::bottom(0)),
         );
-        let searched = dependents
+        // An extension x of C stays one of C ∪ {e} iff it shares no slot with e: on a shared
+        // slot its parent is C's last event there, which e has just replaced. A run keyed by
+        // one of e's slots goes whole.
+        let mut en = self.spare_en.pop().unwrap_or_default();
+        let mut en_cutoffs = self.spare_en.pop().unwrap_or_default();
+        for (from, to) in [
+            (&self.en[level], &mut en),
+            (&self.en_cutoffs[level], &mut en_cutoffs),
+        ] {
+            let mut start = 0;
+            for &(end, key) in &from.runs {
+                let run = &from.events[start as usize..end as usize];
+                start = end;
+                if key != NO_SLOT && self.on_e[key as usize] {
+                    continue;
+                }
+                self.stats.enabled_checks += run.len() as u64;
+                for &x in run {
+                    let stays = x != e
+                        && !self
+                            .store
+                            .event_slots(x)
+                            .iter()
+                            .any(|&s| self.on_e[s as usize]);
+                    debug_assert_eq!(stays, x != e && self.enabled_in_c(x));
+                    if stays {
+                        to.push(x, key);
+                    }
+                }
+            }
+        }
+        // The new extensions: events of transitions on e's slots, but not of a class whose
+        // guard state([e]) fails. They are searched in the order of transitions.
+        let mut visits = std::mem::take(&mut self.visits);
+        extend_to(&mut self.visit_mark, self.sys.transition_count(), false);
+        self.dependents.visit(
+            self.sys,
+            (
+                self.store.label(e),
+                self.store.event_slots(e),
+                self.store.state(e),
+            ),
+            &mut self.visit_mark,
+            &mut visits,
+        );
+        self.stats.extension_searches += visits.len() as u64;
+        let mut found = Vec::new();
+        let searched = visits
             .iter()
             .try_for_each(|&t| self.extensions_through(t, e, &mut found));
+        self.visits = visits;
         for &s in self.store.event_slots(e) {
             self.on_e[s as usize] = false;
         }
-        self.dependents.give_back(label, dependents);
         searched?;
         for x in found {
             if !self.enabled_in_c(x) {
@@ -1005,9 +1150,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             } else {
                 &mut en
             };
-            if !list.contains(&x) {
-                list.push(x);
-            }
+            debug_assert!(!list.events.contains(&x));
+            list.push(x, self.key_slot[self.store.label(x) as usize]);
         }
         self.en.push(en);
         self.en_cutoffs.push(en_cutoffs);
@@ -1024,8 +1168,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             let (s, old) = self.undo.pop().expect("undo entry");
             self.top[s as usize] = old;
         }
-        self.en.pop();
-        self.en_cutoffs.pop();
+        for list in [self.en.pop(), self.en_cutoffs.pop()] {
+            let mut list = list.expect("en(C) is kept for every prefix");
+            list.clear();
+            self.spare_en.push(list);
+        }
         let level = self.c.len();
         self.states.truncate((level + 1) * self.words);
     }
@@ -1381,7 +1528,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut stack: Vec<EventId> = Vec::new();
         stack.extend(self.c.iter().chain(self.disabled.events()).copied());
         for list in self.en.iter().chain(&self.en_cutoffs) {
-            stack.extend_from_slice(list);
+            stack.extend_from_slice(&list.events);
         }
         for f in frames {
             stack.extend_from_slice(&f.a);

@@ -466,6 +466,17 @@ impl System for NetSystem<'_> {
             .is_none_or(|x| self.get(state, x.field) >= x.need)
     }
 
+    fn guard_class(&self, t: Transition, r: Resource) -> Option<u64> {
+        // enabled_on asks for `need` tokens on the place (none when t does not test it).
+        Some(
+            self.compiled[t as usize]
+                .tests
+                .iter()
+                .find(|x| x.field.place as Resource == r)
+                .map_or(0, |x| x.need),
+        )
+    }
+
     fn enabled(&self, state: &[u64], out: &mut Vec<Transition>) {
         if self.bits != 1 {
             for t in 0..self.transition_count() as Transition {
