@@ -164,6 +164,13 @@ pub trait System {
         true
     }
 
+    /// The words of a state that hold resource `r`'s part, which is all
+    /// [`enabled_on`](Self::enabled_on) reads for `r`: the unfolding, which stores states in
+    /// shared blocks, reads only these to test a guard. The default is the whole state.
+    fn resource_words(&self, _r: Resource) -> std::ops::Range<usize> {
+        0..self.state_words()
+    }
+
     /// A class of `t`'s guard on resource `r`, for instances that override
     /// [`enabled_on`](Self::enabled_on): transitions with equal `Some` classes on `r` get equal
     /// answers from `enabled_on(state, ·, r)` at every state. The unfolding then tests one

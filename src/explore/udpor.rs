@@ -312,8 +312,19 @@ struct Explorer<'s, S: System + ?Sized> {
     record_conflicts: Option<usize>,
     /// Immediate conflicts of evicted events (log ids, smaller first).
     evicted_conflicts: FxHashSet<(LogId, LogId)>,
-    /// `state(C')` for every prefix (flattened, `words` per level).
-    states: Vec<u64>,
+    /// `state(C)`.
+    state: Vec<u64>,
+    /// The words each push changed in `state`, with their old values, and where each push's
+    /// entries start: popping restores them (a stack of whole states would cost the depth of
+    /// `C` times the width of a state).
+    state_undo: Vec<(u32, u64)>,
+    state_undo_marks: Vec<usize>,
+    /// `state(∅)`.
+    initial: Vec<u64>,
+    /// Room for `state(C ∪ {e})` in push.
+    next_state: Vec<u64>,
+    /// A whole-state buffer where guards read the words of a state kept in blocks.
+    guard_room: std::cell::RefCell<Vec<u64>>,
     words: usize,
     /// `D`, the events Explore must not add to `C`.
     disabled: DisabledSet,
@@ -428,13 +439,14 @@ impl Dependents {
         deps
     }
 
-    /// Puts into `out`, sorted, the transitions an event labelled `t`, on `slots`, with
-    /// local state `state`, may extend into: its dependents, less (when they are many) the
-    /// classes whose guard `state` fails. `mark` is all false, by transition, and left so.
-    fn visit<S: System + ?Sized>(
+    /// Puts into `out`, sorted, the transitions an event labelled `t`, on `slots`, may
+    /// extend into: its dependents, less (when they are many) the classes whose guard
+    /// `holds(transition, resource)` denies in the event's local state. `mark` is all false,
+    /// by transition, and left so.
+    fn visit(
         &self,
-        sys: &S,
-        (t, slots, state): (Transition, &[Slot], &[u64]),
+        (t, slots): (Transition, &[Slot]),
+        holds: impl Fn(Transition, Resource) -> bool,
         mark: &mut [bool],
         out: &mut Vec<Transition>,
     ) {
@@ -450,7 +462,7 @@ impl Dependents {
                 let range = start..class.end as usize;
                 start = class.end as usize;
                 if let Some((rep, r)) = class.guard
-                    && !sys.enabled_on(state, rep, r)
+                    && !holds(rep, r)
                 {
                     continue;
                 }
@@ -646,7 +658,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let top = (0..store.slots().count() as Slot)
             .map(ConeEntry::bottom)
             .collect();
-        let states = store.state(BOTTOM).to_vec();
+        let mut initial = vec![0; store.words()];
+        store.state_into(BOTTOM, &mut initial);
         let rng = match opts.pick {
             Pick::Random(seed) => seed ^ 0x9E37_79B9_7F4A_7C15,
             _ => 0,
@@ -691,7 +704,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             least_bytes: 0,
             record_conflicts: None,
             evicted_conflicts: FxHashSet::default(),
-            states,
+            state: initial.clone(),
+            state_undo: Vec::new(),
+            state_undo_marks: Vec::new(),
+            next_state: Vec::new(),
+            guard_room: std::cell::RefCell::new(vec![0; initial.len()]),
+            initial,
             words,
             disabled: DisabledSet::default(),
             rng,
@@ -762,6 +780,21 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         v.get(e as usize).copied().unwrap_or(false)
     }
 
+    /// `t`'s guard on resource `r` in `state([x])` ([`System::enabled_on`]). A state kept
+    /// in blocks is not read whole: only `r`'s words.
+    #[inline]
+    fn enabled_on_event(&self, x: EventId, t: Transition, r: Resource) -> bool {
+        match self.store.state(x) {
+            Some(state) => self.sys.enabled_on(state, t, r),
+            None => {
+                let mut room = self.guard_room.borrow_mut();
+                self.store
+                    .state_words_into(x, self.sys.resource_words(r), &mut room);
+                self.sys.enabled_on(&room, t, r)
+            }
+        }
+    }
+
     /// `e ∈ en(C)` for an event whose history lies in `C`: on each of its slots, `C` ends
     /// where `e`'s history does.
     fn enabled_in_c(&self, e: EventId) -> bool {
@@ -792,7 +825,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         if self.opts.cutoffs.is_some() {
             self.least_bytes += (self.words * 8 + 64) as u64;
             self.least.insert(
-                self.store.state(BOTTOM).to_vec(),
+                self.initial.clone(),
                 LeastEntry {
                     size: 0,
                     event: 0,
@@ -818,8 +851,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     return Ok(());
                 }
             }
-            if self.sys.is_enabled(self.store.state(BOTTOM), t) {
-                self.sys.fire(self.store.state(BOTTOM), t, &mut scratch)?;
+            if self.sys.is_enabled(&self.initial, t) {
+                self.sys.fire(&self.initial, t, &mut scratch)?;
                 let xs: Vec<ConeEntry> = self
                     .store
                     .slots()
@@ -898,9 +931,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 Stage::Start => {
                     let level = self.c.len();
                     if let Some(states) = &mut self.stats.visited_states {
-                        states.insert(
-                            self.states[level * self.words..(level + 1) * self.words].to_vec(),
-                        );
+                        states.insert(self.state.clone());
                     }
                     if self.en[level].is_empty() {
                         self.record_maximal();
@@ -1030,7 +1061,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         if !self.en_cutoffs[level].is_empty() {
             self.stats.ended_by_cutoff += 1;
         }
-        let state = &self.states[level * self.words..(level + 1) * self.words];
+        let state = &self.state;
         // Every transition enabled at state(C) has an event in en(C): with en(C) empty, the
         // state is a deadlock iff no cutoff is enabled either (asking the system instead costs
         // O(transitions) per maximal configuration).
@@ -1055,14 +1086,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// Adds `e ∈ en(C)` to `C` and computes `en(C ∪ {e})`.
     fn push(&mut self, e: EventId) -> Result<(), Overflow> {
         let level = self.c.len();
-        // state(C ∪ {e})
-        let mut next = vec![0u64; self.words];
-        self.sys.fire(
-            &self.states[level * self.words..(level + 1) * self.words],
-            self.store.label(e),
-            &mut next,
-        )?;
-        self.states.extend_from_slice(&next);
+        // state(C ∪ {e}), with the words it changes remembered for pop.
+        let mut next = std::mem::take(&mut self.next_state);
+        next.resize(self.words, 0);
+        self.sys.fire(&self.state, self.store.label(e), &mut next)?;
+        self.state_undo_marks.push(self.state_undo.len());
+        for (w, (now, new)) in self.state.iter_mut().zip(&next).enumerate() {
+            if *now != *new {
+                self.state_undo.push((w as u32, *now));
+                *now = *new;
+            }
+        }
+        self.next_state = next;
         self.touch(e);
         self.c.push(e);
         self.pushes += 1;
@@ -1120,17 +1155,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         // The new extensions: events of transitions on e's slots, but not of a class whose
         // guard state([e]) fails. They are searched in the order of transitions.
         let mut visits = std::mem::take(&mut self.visits);
-        extend_to(&mut self.visit_mark, self.sys.transition_count(), false);
+        let mut mark = std::mem::take(&mut self.visit_mark);
+        extend_to(&mut mark, self.sys.transition_count(), false);
         self.dependents.visit(
-            self.sys,
-            (
-                self.store.label(e),
-                self.store.event_slots(e),
-                self.store.state(e),
-            ),
-            &mut self.visit_mark,
+            (self.store.label(e), self.store.event_slots(e)),
+            |t, r| self.enabled_on_event(e, t, r),
+            &mut mark,
             &mut visits,
         );
+        self.visit_mark = mark;
         self.stats.extension_searches += visits.len() as u64;
         let mut found = Vec::new();
         let searched = visits
@@ -1173,8 +1206,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             list.clear();
             self.spare_en.push(list);
         }
-        let level = self.c.len();
-        self.states.truncate((level + 1) * self.words);
+        let mark = self.state_undo_marks.pop().expect("state undo mark");
+        while self.state_undo.len() > mark {
+            let (w, old) = self.state_undo.pop().expect("state undo entry");
+            self.state[w as usize] = old;
+        }
     }
 
     /// `[e]`'s entry on slot `s`, for the event `e` the current push adds (looked up once per
@@ -1213,10 +1249,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         // that e disables are dropped here, before anything is allocated.
         {
             let slots = self.store.slots().of(t);
-            let state = self.store.state(e);
             if self.guards[t as usize]
                 .iter()
-                .any(|&(i, r)| self.on_e[slots[i] as usize] && !self.sys.enabled_on(state, t, r))
+                .any(|&(i, r)| self.on_e[slots[i] as usize] && !self.enabled_on_event(e, t, r))
             {
                 return Ok(());
             }
@@ -1236,7 +1271,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 if cand.depth < floor {
                     break false;
                 }
-                if self.sys.enabled_on(self.store.state(cand.event), t, r) {
+                if self.enabled_on_event(cand.event, t, r) {
                     break true;
                 }
                 if cand.depth == 0 {
@@ -1279,7 +1314,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let guards = std::mem::take(&mut self.guards[t as usize]);
         let decided_no = guards
             .iter()
-            .any(|&(i, r)| fixed[i] && !self.sys.enabled_on(self.store.state(e), t, r));
+            .any(|&(i, r)| fixed[i] && !self.enabled_on_event(e, t, r));
         // Open slots with guards first: they prune the most. (Two passes, not a sort: this
         // runs for every dependent of every event added to C.)
         order.clear();
@@ -1379,12 +1414,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// Whether `t`'s guards decided by the `i`-th slot hold with `cand` as the history's last
     /// event there.
     fn guards_hold(&self, search: &HistorySearch<'_>, i: usize, cand: ConeEntry) -> bool {
-        search.guards.iter().all(|&(j, r)| {
-            j != i
-                || self
-                    .sys
-                    .enabled_on(self.store.state(cand.event), search.t, r)
-        })
+        search
+            .guards
+            .iter()
+            .all(|&(j, r)| j != i || self.enabled_on_event(cand.event, search.t, r))
     }
 
     /// Whether `[cand]` stays within the choices made on the first `f` slots of the order.
@@ -1662,8 +1695,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         };
         let lid = self.log_id[e as usize];
         let size = self.store.size(e);
-        let state = self.store.state(e);
-        let verdict = match self.least.get_mut(state) {
+        let state: std::borrow::Cow<'_, [u64]> = match self.store.state(e) {
+            Some(state) => state.into(),
+            None => {
+                let mut whole = vec![0; self.words];
+                self.store.state_into(e, &mut whole);
+                whole.into()
+            }
+        };
+        let verdict = match self.least.get_mut(&*state) {
             None => {
                 // Doubling the table is the largest single allocation of a run: it must fit.
                 if self.least.len() == self.least.capacity()
@@ -1678,7 +1718,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
                 self.least_bytes += (self.words * 8 + 64) as u64;
                 self.least.insert(
-                    state.to_vec(),
+                    state.into_owned(),
                     LeastEntry {
                         size,
                         event: lid,

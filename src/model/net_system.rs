@@ -466,6 +466,11 @@ impl System for NetSystem<'_> {
             .is_none_or(|x| self.get(state, x.field) >= x.need)
     }
 
+    fn resource_words(&self, r: Resource) -> std::ops::Range<usize> {
+        let word = r as usize / (64 / self.bits as usize);
+        word..word + 1
+    }
+
     fn guard_class(&self, t: Transition, r: Resource) -> Option<u64> {
         // enabled_on asks for `need` tokens on the place (none when t does not test it).
         Some(

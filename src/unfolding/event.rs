@@ -15,7 +15,8 @@
 //!   the millions of nodes of a large run cost no allocation each; the few nodes with many
 //!   children also keep them in an array, so that long scans of siblings read memory in order.
 //! - Each event keeps `state([e])`, computed from the state of its largest predecessor by
-//!   firing the few events of the history outside that predecessor's local configuration.
+//!   firing the few events of the history outside that predecessor's local configuration, and
+//!   stored in blocks shared with that predecessor's state ([`super::states`]).
 //! - Events can be removed again, leaves first (an event none of whose causal successors is
 //!   stored): that is how the exploration's memory-bounded cache gives memory back. A removed
 //!   event's id and storage are reused by later insertions, so the arrays stop growing once
@@ -26,7 +27,8 @@ use rustc_hash::FxHashMap;
 
 use super::cone::{ConeForest, Deeper, EMPTY};
 use super::slots::{Slot, SlotMap};
-use super::{short_hash, table_hash};
+use super::states::StateBlocks;
+use super::{grow, short_hash, table_hash};
 use crate::system::{Overflow, System, Transition};
 
 /// Dense id of an event; [`BOTTOM`] is the virtual initial event ⊥.
@@ -190,7 +192,8 @@ pub struct EventStore {
     /// The events' cones, sharing their common parts. A node of ⊥ (node `s` on slot `s`)
     /// stands for "no event on that slot"; nodes of events come after ⊥'s.
     cones: ConeForest,
-    states: Vec<u64>,
+    /// `state([e])` of every event, by id.
+    states: StateBlocks,
     /// The events by identity, each with its [`short_hash`].
     table: HashTable<(EventId, u32)>,
     /// Ids of removed events, for reuse.
@@ -222,8 +225,10 @@ impl EventStore {
         let slots = SlotMap::new(sys);
         let n = slots.count();
         let words = sys.state_words();
-        let mut states = vec![0; words];
-        sys.initial_state(&mut states);
+        let mut initial = vec![0; words];
+        sys.initial_state(&mut initial);
+        let mut states = StateBlocks::new(words);
+        states.put(BOTTOM, &initial, None);
         EventStore {
             words,
             events: vec![EventData {
@@ -331,6 +336,7 @@ impl EventStore {
             .or_default()
             .push(d.node_start);
         self.cones.release(d.cone);
+        self.states.take(e);
         self.events[e as usize].label = FREE_LABEL;
         self.free_ids.push(e);
         self.live -= 1;
@@ -389,10 +395,28 @@ impl EventStore {
         self.events[e as usize].level
     }
 
-    /// `state([e])`.
+    /// Words of a state.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    /// `state([e])` in place, when states are small enough to be kept whole (one block of
+    /// [`super::states::BLOCK`] words or fewer); otherwise read it with
+    /// [`state_into`](Self::state_into).
     #[inline]
-    pub fn state(&self, e: EventId) -> &[u64] {
-        &self.states[e as usize * self.words..(e as usize + 1) * self.words]
+    pub fn state(&self, e: EventId) -> Option<&[u64]> {
+        self.states.as_slice(e)
+    }
+
+    /// Writes `state([e])` into `out` (`words` long).
+    pub fn state_into(&self, e: EventId, out: &mut [u64]) {
+        self.states.read(e, out);
+    }
+
+    /// Writes the words `range` of `state([e])` into the same places of `out` (`words` long),
+    /// leaving its other words alone.
+    pub fn state_words_into(&self, e: EventId, range: std::ops::Range<usize>, out: &mut [u64]) {
+        self.states.read_words(e, range, out);
     }
 
     /// The slots of a (non-⊥) event's label.
@@ -810,7 +834,7 @@ impl EventStore {
                 }
             }
         }
-        out.copy_from_slice(self.state(base));
+        self.states.read(base, out);
         let mut tmp = std::mem::take(&mut self.state_scratch);
         tmp.resize(self.words, 0);
         let mut fired = Ok(());
@@ -982,15 +1006,14 @@ impl EventStore {
             cone,
         };
         if reused.is_some() {
-            let i = id as usize;
-            self.events[i] = data;
-            self.states[i * self.words..(i + 1) * self.words].copy_from_slice(state);
+            self.events[id as usize] = data;
         } else {
             grow(&mut self.events, 1);
-            grow(&mut self.states, self.words);
             self.events.push(data);
-            self.states.extend_from_slice(state);
         }
+        // The largest predecessor's state differs from this one in the fewest blocks.
+        let like = preds.iter().copied().max_by_key(|&p| self.size(p));
+        self.states.put(id, state, like);
         self.live += 1;
         let h = short_hash(t, preds);
         self.table
@@ -1020,7 +1043,7 @@ impl EventStore {
             + self.cones.bytes() as usize
             + self.roots_scratch.capacity() * 4
             + self.own_scratch.capacity() * 8
-            + self.states.capacity() * 8
+            + self.states.bytes() as usize
             + self.table.capacity() * 9
             + self.stamp.capacity() * 4
             + free) as u64
@@ -1040,13 +1063,5 @@ impl EventStore {
         }
         out.sort_unstable_by_key(|&x| self.size(x));
         out
-    }
-}
-
-/// Makes room for `extra` more elements, growing by an eighth at a time instead of doubling,
-/// so that the store's allocations track its contents closely under a memory limit.
-fn grow<T>(v: &mut Vec<T>, extra: usize) {
-    if v.len() + extra > v.capacity() {
-        v.reserve_exact(extra.max(v.len() / 8).max(256));
     }
 }

@@ -6,6 +6,7 @@ pub mod event;
 pub mod log;
 pub mod order;
 pub mod slots;
+pub mod states;
 
 /// The hash of an event's identity: its label and its sorted immediate predecessors.
 ///
@@ -36,4 +37,12 @@ pub(crate) fn short_hash(label: crate::system::Transition, preds: &[u32]) -> u32
 #[inline]
 pub(crate) fn table_hash(short: u32) -> u64 {
     (u64::from(short) << 32) | u64::from(short)
+}
+
+/// Makes room for `extra` more elements, growing by an eighth at a time instead of doubling,
+/// so that the store's allocations track its contents closely under a memory limit.
+pub(crate) fn grow<T>(v: &mut Vec<T>, extra: usize) {
+    if v.len() + extra > v.capacity() {
+        v.reserve_exact(extra.max(v.len() / 8).max(256));
+    }
 }
