@@ -56,6 +56,7 @@ use crate::unfolding::event::{BOTTOM, ChildCursor, ConeEntry, EventId, EventStor
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{ConfigKey, Order};
 use crate::unfolding::slots::Slot;
+use crate::unfolding::states::StateSet;
 
 /// How `Explore` picks the next event among the candidates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -333,7 +334,7 @@ struct Explorer<'s, S: System + ?Sized> {
     limits: Limits,
     /// Histories tried since the last limit check.
     tried: u64,
-    deadlock_states: FxHashSet<Vec<u64>>,
+    deadlock_states: StateSet,
     /// Memoised immediate conflicts, by event id (alternatives ask for the same ones at
     /// every frame).
     icf_memo: Vec<Option<Box<IcfMemo>>>,
@@ -617,7 +618,7 @@ pub fn explore_with_events<S: System + ?Sized>(
     x.stats.store_bytes = x.store.bytes();
     x.stats.peak_bytes = x.stats.peak_bytes.max(x.accounted_bytes());
     if opts.record_states {
-        x.stats.deadlock_states = Some(std::mem::take(&mut x.deadlock_states));
+        x.stats.deadlock_states = Some(x.deadlock_states.states().collect());
     }
     let (events, conflicts) = if let Some(cap) = with_events {
         x.explored_events(cap)
@@ -715,7 +716,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             rng,
             limits: Limits::default(),
             tried: 0,
-            deadlock_states: FxHashSet::default(),
+            deadlock_states: StateSet::new(words),
             icf_memo: Vec::new(),
             icf_bytes: 0,
             stats: UdporStats::default(),
@@ -1070,7 +1071,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             stuck,
             !(0..self.sys.transition_count() as Transition).any(|t| self.sys.is_enabled(state, t))
         );
-        if stuck && !self.sys.is_terminal(state) && self.deadlock_states.insert(state.to_vec()) {
+        if stuck && !self.sys.is_terminal(state) && self.deadlock_states.insert(state) {
             self.stats.deadlocks += 1;
             if self.deadlock_events.len() < 256 {
                 let lids: Vec<LogId> = self.c.iter().map(|&e| self.log_id[e as usize]).collect();
@@ -1545,6 +1546,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         self.store.bytes()
             + self.log.bytes()
             + self.least_bytes
+            + self.deadlock_states.bytes()
             + self.icf_bytes
             + (self.icf_memo.capacity() * 8) as u64
             + ((self.conflicts_prefix.capacity() + self.compatible_prefix.capacity())

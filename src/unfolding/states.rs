@@ -7,7 +7,11 @@
 //! 100 000 places, about 0.6 KiB instead of 12.5 KiB). States of one block or less are
 //! stored whole, by slot, and read in place: sharing them would save nothing.
 
+use std::hash::Hasher;
 use std::ops::Range;
+
+use hashbrown::HashTable;
+use rustc_hash::FxHasher;
 
 use super::grow;
 
@@ -169,6 +173,18 @@ impl StateBlocks {
         }
     }
 
+    /// Whether the state in `slot` is `state`, read block by block.
+    pub fn equals(&self, slot: u32, state: &[u64]) -> bool {
+        if self.whole {
+            let at = slot as usize * self.words;
+            return self.data[at..at + self.words] == *state;
+        }
+        self.table(slot).iter().enumerate().all(|(k, &b)| {
+            let part = &state[k * self.width..((k + 1) * self.width).min(self.words)];
+            self.block(b)[..part.len()] == *part
+        })
+    }
+
     /// Bytes held (allocated capacity).
     pub fn bytes(&self) -> u64 {
         (self.data.capacity() * 8
@@ -176,6 +192,78 @@ impl StateBlocks {
             + self.free.capacity() * 4
             + self.tables.capacity() * 4
             + self.set.capacity()) as u64
+    }
+}
+
+/// A set of distinct states, in shared blocks: each state added shares the blocks equal to
+/// those of the state added just before it (the successive deadlocks of a depth-first
+/// exploration differ in a few words; n-way conflicts over n places have n of them).
+#[derive(Debug, Clone)]
+pub struct StateSet {
+    blocks: StateBlocks,
+    /// Each state's slot, with its hash.
+    table: HashTable<(u32, u64)>,
+    len: u32,
+}
+
+impl StateSet {
+    /// An empty set of states of `words` words.
+    pub fn new(words: usize) -> Self {
+        StateSet {
+            blocks: StateBlocks::new(words),
+            table: HashTable::new(),
+            len: 0,
+        }
+    }
+
+    fn hash(state: &[u64]) -> u64 {
+        let mut h = FxHasher::default();
+        for &w in state {
+            h.write_u64(w);
+        }
+        h.finish()
+    }
+
+    /// Adds `state`; whether it was not in the set yet.
+    pub fn insert(&mut self, state: &[u64]) -> bool {
+        let h = Self::hash(state);
+        let blocks = &self.blocks;
+        if self
+            .table
+            .find(h, |&(slot, sh)| sh == h && blocks.equals(slot, state))
+            .is_some()
+        {
+            return false;
+        }
+        let slot = self.len;
+        self.blocks.put(slot, state, slot.checked_sub(1));
+        self.table.insert_unique(h, (slot, h), |&(_, sh)| sh);
+        self.len += 1;
+        true
+    }
+
+    /// Number of states.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every state, whole, in the order they were added.
+    pub fn states(&self) -> impl Iterator<Item = Vec<u64>> + '_ {
+        (0..self.len).map(|slot| {
+            let mut state = vec![0; self.blocks.words()];
+            self.blocks.read(slot, &mut state);
+            state
+        })
+    }
+
+    /// Bytes held (allocated capacity).
+    pub fn bytes(&self) -> u64 {
+        self.blocks.bytes() + (self.table.capacity() * 17) as u64
     }
 }
 
@@ -253,6 +341,16 @@ mod tests {
                     }
                 }
             }
+            // The same states as a set, each once.
+            let mut set = StateSet::new(words);
+            let distinct: std::collections::HashSet<&Vec<u64>> = plain.iter().flatten().collect();
+            for state in plain.iter().flatten().chain(plain.iter().flatten()) {
+                set.insert(state);
+            }
+            assert_eq!(set.len(), distinct.len());
+            let back: std::collections::HashSet<Vec<u64>> = set.states().collect();
+            assert_eq!(back.len(), distinct.len());
+            assert!(back.iter().all(|s| distinct.contains(s)));
             // Every block freed once every state is taken.
             for s in 0..plain.len() as u32 {
                 blocks.take(s);
