@@ -54,7 +54,7 @@ use super::limits::{Limits, StopReason};
 use crate::system::{Access, Overflow, Resource, System, Transition};
 use crate::unfolding::event::{BOTTOM, ChildCursor, ConeEntry, EventId, EventStore};
 use crate::unfolding::log::{EventLog, LogId};
-use crate::unfolding::order::{ConfigKey, Order};
+use crate::unfolding::order::{ConfigKey, KeyRoom, Order};
 use crate::unfolding::slots::Slot;
 use crate::unfolding::states::StateSet;
 
@@ -287,6 +287,10 @@ struct Explorer<'s, S: System + ?Sized> {
     /// Per state: the size of that configuration, its event (log id) and, once two
     /// configurations of that size met there, its full key (most states never need one).
     least: FxHashMap<Vec<u64>, LeastEntry>,
+    /// The key of an event tied on size with its state's reference, and the room to build
+    /// keys in (see `classify`).
+    tie_key: ConfigKey,
+    key_room: KeyRoom,
     /// For each cutoff, the event it was cut against (⊥ for the initial state), by log id.
     corresponding: FxHashMap<LogId, LogId>,
     /// Events of the first deadlocking configurations (for pictures), by log id.
@@ -691,6 +695,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             spare_en: Vec::new(),
             cutoff: vec![false],
             least: FxHashMap::default(),
+            tie_key: ConfigKey::default(),
+            key_room: KeyRoom::default(),
             corresponding: FxHashMap::default(),
             deadlock_events: FxHashSet::default(),
             log: EventLog::new(),
@@ -1743,17 +1749,21 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             }
             Some(best) => {
                 // A tie on size: the full keys decide (the reference's rebuilt from the log,
-                // once, then kept).
-                let key = ConfigKey::of(&self.store, e, order);
+                // once, then kept). `e`'s key is built in reusable room, and copied only if
+                // `e` becomes the reference.
+                let key = &mut self.tie_key;
+                key.set_to_event(&self.store, e, order, &mut self.key_room);
                 if best.key.is_none() {
-                    let k = ConfigKey::from_log(&self.log, best.event, order);
+                    let mut k = ConfigKey::default();
+                    k.set_to_logged(&self.log, best.event, order, &mut self.key_room);
                     self.least_bytes += k.heap_bytes() + 64;
                     best.key = Some(Box::new(k));
                 }
                 let best_key = best.key.as_deref().expect("just computed");
-                match best_key.cmp_in(&key, order) {
+                match best_key.cmp_in(key, order) {
                     std::cmp::Ordering::Less => Some(best.event),
                     std::cmp::Ordering::Greater => {
+                        let key = key.clone();
                         self.least_bytes -= best_key.heap_bytes();
                         self.least_bytes += key.heap_bytes();
                         *best = LeastEntry {

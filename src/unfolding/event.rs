@@ -1048,20 +1048,4 @@ impl EventStore {
             + self.stamp.capacity() * 4
             + free) as u64
     }
-
-    /// The local configuration `[e]` (⊥ excluded), in a causal order.
-    pub fn local_configuration(&self, e: EventId) -> Vec<EventId> {
-        let mut seen = rustc_hash::FxHashSet::default();
-        let mut stack = vec![e];
-        let mut out = Vec::new();
-        while let Some(x) = stack.pop() {
-            if x == BOTTOM || !seen.insert(x) {
-                continue;
-            }
-            out.push(x);
-            stack.extend_from_slice(self.preds(x));
-        }
-        out.sort_unstable_by_key(|&x| self.size(x));
-        out
-    }
 }
