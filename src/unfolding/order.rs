@@ -98,14 +98,8 @@ fn cmp_parikh(a: &Parikh, b: &Parikh) -> Ordering {
 }
 
 impl ConfigKey {
-    /// The key of `[e]` (⊥ gives the empty configuration).
-    pub fn of(store: &EventStore, e: EventId, order: Order) -> ConfigKey {
-        let mut key = ConfigKey::default();
-        key.set_to_event(store, e, order, &mut KeyRoom::default());
-        key
-    }
-
-    /// Makes this the key of `[e]`, reusing this key's buffers and `room`'s.
+    /// Makes this the key of `[e]` (⊥: the empty configuration), reusing this key's buffers
+    /// and `room`'s.
     pub fn set_to_event(
         &mut self,
         store: &EventStore,
@@ -139,17 +133,10 @@ impl ConfigKey {
         self.fill(order, &mut room.pairs);
     }
 
-    /// The key of the logged event `e`'s local configuration, rebuilt from the log (the
-    /// event may have left the store): what a cutoff table needs when two configurations of
-    /// one size reach one state, without keeping a key for every state.
-    pub fn from_log(log: &EventLog, e: LogId, order: Order) -> ConfigKey {
-        let mut key = ConfigKey::default();
-        key.set_to_logged(log, e, order, &mut KeyRoom::default());
-        key
-    }
-
-    /// Makes this the key of the logged event `e`'s local configuration (see
-    /// [`from_log`](Self::from_log)), reusing this key's buffers and `room`'s.
+    /// Makes this the key of the logged event `e`'s local configuration, rebuilt from the log
+    /// (the event may have left the store): what a cutoff table needs when two configurations
+    /// of one size reach one state, without keeping a key for every state. Reuses this key's
+    /// buffers and `room`'s.
     pub fn set_to_logged(&mut self, log: &EventLog, e: LogId, order: Order, room: &mut KeyRoom) {
         // [e] by a walk over the logged predecessors; levels once every predecessor has one.
         let level = &mut room.logged;
