@@ -525,8 +525,8 @@ struct LeastEntry {
     key: Option<Box<ConfigKey>>,
 }
 
-/// The events in immediate conflict with one event (they are all among its siblings on its
-/// slots), valid while the store's [`EventStore::siblings_removals`] of that event equals
+/// The events in immediate conflict with one event that are not cutoffs (they are all among
+/// its siblings on its slots), valid while the store's [`EventStore::siblings_removals`] of that event equals
 /// `removals`: siblings are then only appended, and `seen[i]` is the last of those on the
 /// event's `i`-th slot that was looked at.
 struct IcfMemo {
@@ -1971,15 +1971,19 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             // An event in immediate conflict with `d` has `d`'s parent on every slot they
             // share: it is kept from the first of them only (decided from the labels, before
             // the event itself is looked at: none of its slots below `s` is one of `d`'s).
+            // Cutoffs are never picked (see `in_spike`), and a verdict never changes while
+            // the event is stored: they are left out before the costly test.
             let slot_map = self.store.slots();
             let on_d = &self.on_d;
+            let cutoff = &self.cutoff;
             memo.events.extend(
                 new.filter(|&(c, lc)| {
-                    slot_map
-                        .of(lc)
-                        .iter()
-                        .take_while(|&&x| x < s)
-                        .all(|&x| !on_d[x as usize])
+                    !cutoff[c as usize]
+                        && slot_map
+                            .of(lc)
+                            .iter()
+                            .take_while(|&&x| x < s)
+                            .all(|&x| !on_d[x as usize])
                         && self.store.immediate_conflict_first_on(d, c, s)
                 })
                 .map(|(c, _)| c),
