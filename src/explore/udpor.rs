@@ -52,6 +52,7 @@ mod disabled;
 use self::disabled::{DisabledSet, RunKey};
 use super::limits::{Limits, StopReason};
 use crate::system::{Access, Overflow, Resource, System, Transition};
+use crate::unfolding::cone::ConeForest;
 use crate::unfolding::event::{BOTTOM, ChildCursor, ConeEntry, EventId, EventStore};
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{ConfigKey, KeyRoom, Order};
@@ -223,6 +224,10 @@ struct HistorySearch<'a> {
     xs: Vec<ConeEntry>,
     /// Per level of the search, the floor depth of every slot (`slots.len()` per level).
     floors: Vec<u32>,
+    /// Per level, for each run of slots in one leaf of the cones, the leaf block whose
+    /// depths the floors hold already (`runs` per level; none: `u32::MAX`).
+    merged: Vec<u32>,
+    runs: usize,
 }
 
 /// Reusable room for the [`HistorySearch`] of `extensions_through`.
@@ -232,6 +237,7 @@ struct SearchScratch {
     xs: Vec<ConeEntry>,
     fixed: Vec<bool>,
     floors: Vec<u32>,
+    merged: Vec<u32>,
     order: Vec<usize>,
 }
 
@@ -1298,6 +1304,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             xs,
             fixed,
             floors,
+            merged,
             order,
         } = &mut scratch;
         slots.clear();
@@ -1329,6 +1336,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         order.extend((0..k).filter(|&i| !fixed[i] && guarded(i)));
         order.extend((0..k).filter(|&i| !fixed[i] && !guarded(i)));
         floors.resize(k * (order.len() + 1), 0);
+        let runs = ConeForest::leaf_runs(slots);
+        merged.clear();
+        merged.resize(runs * (order.len() + 1), u32::MAX);
         let result = if decided_no {
             Ok(())
         } else {
@@ -1339,10 +1349,13 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 guards: &guards,
                 xs: std::mem::take(xs),
                 floors: std::mem::take(floors),
+                merged: std::mem::take(merged),
+                runs,
             };
             let result = self.enumerate(&mut search, 0, out);
             *xs = search.xs;
             *floors = search.floors;
+            *merged = search.merged;
             result
         };
         self.guards[t as usize] = guards;
@@ -1395,11 +1408,21 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     // Floors of the slots still open, raised by [cand]. On a chosen slot the
                     // floor stays at most the choice while [cand] stays within it: the same
                     // walk of [cand]'s cone checks that.
+                    // Leaves of [cand]'s cone already merged at this level are skipped
+                    // (nothing is removed from the store during a search, so a block id
+                    // names the same block throughout).
                     let (done, next) = search.floors.split_at_mut((f + 1) * k);
                     let current = &done[f * k..];
                     next[..k].copy_from_slice(&current[..k]);
-                    self.store
-                        .raise_to_cone_depths(cand.event, search.slots, &mut next[..k]);
+                    let g = search.runs;
+                    let (merged_done, merged_next) = search.merged.split_at_mut((f + 1) * g);
+                    merged_next[..g].copy_from_slice(&merged_done[f * g..(f + 1) * g]);
+                    self.store.raise_to_cone_depths(
+                        cand.event,
+                        search.slots,
+                        &mut next[..k],
+                        &mut merged_next[..g],
+                    );
                     let within = search.order[..f]
                         .iter()
                         .all(|&j| next[j] <= search.xs[j].depth);

@@ -106,6 +106,44 @@ impl ConeForest {
         }
     }
 
+    /// The runs of the sorted `slots` that lie in one leaf: their number.
+    pub fn leaf_runs(slots: &[u32]) -> usize {
+        slots
+            .chunk_by(|a, b| a >> FANOUT_BITS == b >> FANOUT_BITS)
+            .count()
+    }
+
+    /// [`for_slots`](Self::for_slots), skipping each run of `slots` in one leaf whose block
+    /// is the one `merged` names for that run, and naming in `merged` the blocks read:
+    /// `merged` has one entry per run ([`leaf_runs`](Self::leaf_runs)). A caller that folds
+    /// the nodes into a maximum needs a block once; blocks do not change while in use.
+    #[inline]
+    pub fn for_new_slots(
+        &self,
+        root: u32,
+        slots: &[u32],
+        merged: &mut [u32],
+        mut f: impl FnMut(usize, u32),
+    ) {
+        let mut leaf_of = u32::MAX;
+        let mut leaf = EMPTY;
+        let mut run = usize::MAX;
+        let mut skip = false;
+        for (i, &s) in slots.iter().enumerate() {
+            let want = s >> FANOUT_BITS;
+            if want != leaf_of {
+                leaf_of = want;
+                leaf = self.leaf(root, s);
+                run = run.wrapping_add(1);
+                skip = merged[run] == leaf;
+                merged[run] = leaf;
+            }
+            if !skip {
+                f(i, self.in_leaf(leaf, s));
+            }
+        }
+    }
+
     /// The leaf block of cone `root` holding slot `s` ([`EMPTY`] when it is all ⊥).
     #[inline]
     fn leaf(&self, root: u32, s: u32) -> u32 {
@@ -464,6 +502,25 @@ mod tests {
                     .map(|(x, y, _)| (x, y))
                     .collect();
                 assert_eq!(pairs, want);
+                // Folding both cones into a maximum over some of the slots, leaves already
+                // merged skipped: the same maximum, and a cone merged twice is read once.
+                let some: Vec<u32> = (0..slots).filter(|s| s % 3 != 1).collect();
+                let mut merged = vec![u32::MAX; ConeForest::leaf_runs(&some)];
+                let mut max = vec![0; some.len()];
+                for r in [root, *other, root] {
+                    forest.for_new_slots(r, &some, &mut merged, |i, n| {
+                        max[i] = max[i].max(depth(n));
+                    });
+                }
+                let want: Vec<u32> = some
+                    .iter()
+                    .map(|&s| depth(flat[s as usize]).max(depth(other_flat[s as usize])))
+                    .collect();
+                assert_eq!(max, want);
+                let mut again = 0;
+                forest.for_new_slots(root, &some, &mut merged, |_, _| again += 1);
+                forest.for_new_slots(root, &some, &mut merged, |_, _| again += 1);
+                assert!(again <= some.len(), "{again} nodes read again");
             }
             roots.push(root);
             flats.push(flat);

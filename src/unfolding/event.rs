@@ -470,12 +470,20 @@ impl EventStore {
         self.node_entry(self.cones.get(self.cone(e), s))
     }
 
-    /// Raises `depths[i]` to the depth of `[e]` on `slots[i]`, for sorted `slots`.
-    pub fn raise_to_cone_depths(&self, e: EventId, slots: &[Slot], depths: &mut [u32]) {
-        // ⊥'s nodes are at depth 0.
-        self.cones.for_slots(self.cone(e), slots, |i, node| {
-            depths[i] = depths[i].max(self.nodes[node as usize].depth);
-        });
+    /// Raises `depths[i]` to the depth of `[e]` on `slots[i]`, for sorted `slots`, skipping
+    /// the runs of `slots` in one leaf of `[e]`'s cone whose block `merged` names (their
+    /// depths are in already); see [`ConeForest::for_new_slots`].
+    pub fn raise_to_cone_depths(
+        &self,
+        e: EventId,
+        slots: &[Slot],
+        depths: &mut [u32],
+        merged: &mut [u32],
+    ) {
+        self.cones
+            .for_new_slots(self.cone(e), slots, merged, |i, node| {
+                depths[i] = depths[i].max(self.nodes[node as usize].depth);
+            });
     }
 
     /// The cone entry of a node.
