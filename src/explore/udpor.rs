@@ -1998,10 +1998,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             // the event is stored: they are left out before the costly test.
             let slot_map = self.store.slots();
             let on_d = &self.on_d;
-            let cutoff = &self.cutoff;
+            let (cutoffs, cutoff) = (self.opts.cutoffs.is_some(), &self.cutoff);
             memo.events.extend(
                 new.filter(|&(c, lc)| {
-                    !cutoff[c as usize]
+                    !(cutoffs && cutoff[c as usize])
                         && slot_map
                             .of(lc)
                             .iter()
