@@ -532,9 +532,9 @@ struct LeastEntry {
 }
 
 /// The events in immediate conflict with one event that are not cutoffs (they are all among
-/// its siblings on its slots), valid while the store's [`EventStore::siblings_removals`] of that event equals
-/// `removals`: siblings are then only appended, and `seen[i]` is the last of those on the
-/// event's `i`-th slot that was looked at.
+/// its siblings on its slots), valid while the store's [`EventStore::siblings_removals`] of
+/// that event equals `removals`: siblings are then only appended, and `seen[i]` is the last
+/// of those on the event's `i`-th slot that was looked at.
 struct IcfMemo {
     removals: u64,
     seen: Vec<ChildCursor>,
@@ -1407,10 +1407,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 } else {
                     // Floors of the slots still open, raised by [cand]. On a chosen slot the
                     // floor stays at most the choice while [cand] stays within it: the same
-                    // walk of [cand]'s cone checks that.
-                    // Leaves of [cand]'s cone already merged at this level are skipped
-                    // (nothing is removed from the store during a search, so a block id
-                    // names the same block throughout).
+                    // walk of [cand]'s cone checks that. Leaves of [cand]'s cone already
+                    // merged at this level are skipped (nothing is removed from the store
+                    // during a search, so a block id names the same block throughout).
                     let (done, next) = search.floors.split_at_mut((f + 1) * k);
                     let current = &done[f * k..];
                     next[..k].copy_from_slice(&current[..k]);
