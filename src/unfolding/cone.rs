@@ -90,22 +90,6 @@ impl ConeForest {
         }
     }
 
-    /// The nodes of cone `root` on the sorted `slots`, passed to `f` with their index: one
-    /// descent per leaf instead of one per slot.
-    #[inline]
-    pub fn for_slots(&self, root: u32, slots: &[u32], mut f: impl FnMut(usize, u32)) {
-        let mut leaf_of = u32::MAX;
-        let mut leaf = EMPTY;
-        for (i, &s) in slots.iter().enumerate() {
-            let want = s >> FANOUT_BITS;
-            if want != leaf_of {
-                leaf_of = want;
-                leaf = self.leaf(root, s);
-            }
-            f(i, self.in_leaf(leaf, s));
-        }
-    }
-
     /// The runs of the sorted `slots` that lie in one leaf: their number.
     pub fn leaf_runs(slots: &[u32]) -> usize {
         slots
@@ -113,10 +97,12 @@ impl ConeForest {
             .count()
     }
 
-    /// [`for_slots`](Self::for_slots), skipping each run of `slots` in one leaf whose block
+    /// The nodes of cone `root` on the sorted `slots`, passed to `f` with their index (one
+    /// descent per leaf, not per slot), skipping each run of `slots` in one leaf whose block
     /// is the one `merged` names for that run, and naming in `merged` the blocks read:
-    /// `merged` has one entry per run ([`leaf_runs`](Self::leaf_runs)). A caller that folds
-    /// the nodes into a maximum needs a block once; blocks do not change while in use.
+    /// `merged` has one entry per run ([`leaf_runs`](Self::leaf_runs)), `u32::MAX` for none.
+    /// A caller that folds the nodes into a maximum needs a block once; blocks do not change
+    /// while in use.
     #[inline]
     pub fn for_new_slots(
         &self,
@@ -479,7 +465,8 @@ mod tests {
                 assert_eq!(forest.get(root, s), flat[s as usize], "slot {s}");
             }
             let all: Vec<u32> = (0..slots).collect();
-            forest.for_slots(root, &all, |i, n| assert_eq!(n, flat[i]));
+            let mut merged = vec![u32::MAX; ConeForest::leaf_runs(&all)];
+            forest.for_new_slots(root, &all, &mut merged, |i, n| assert_eq!(n, flat[i]));
             let mut seen = Vec::new();
             forest.any_entry(root, |s, n| {
                 seen.push((s, n));
