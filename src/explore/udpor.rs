@@ -230,6 +230,18 @@ struct HistorySearch<'a> {
     runs: usize,
 }
 
+/// An event of a candidate history, on the slot of the new event's label it was found on: a
+/// candidate immediate predecessor.
+#[derive(Clone, Copy)]
+struct Candidate {
+    event: EventId,
+    slot: Slot,
+    /// Its depth on that slot.
+    depth: u32,
+    /// |[event]|.
+    size: u32,
+}
+
 /// Reusable room for the [`HistorySearch`] of `extensions_through`.
 #[derive(Default)]
 struct SearchScratch {
@@ -310,9 +322,10 @@ struct Explorer<'s, S: System + ?Sized> {
     clock: u64,
     /// The store's size when memory was last measured.
     measured_at: u64,
-    /// Scratch room of `make_event` (the predecessors, and two states), of `built` (log
-    /// ids) and of `extensions_through`.
+    /// Scratch room of `make_event` (the candidate and the immediate predecessors, and two
+    /// states), of `built` (log ids) and of `extensions_through`.
     preds_scratch: Vec<EventId>,
+    cands_scratch: Vec<Candidate>,
     state_scratch: Vec<u64>,
     log_preds_scratch: Vec<LogId>,
     search_scratch: SearchScratch,
@@ -711,6 +724,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             clock: 0,
             measured_at: 0,
             preds_scratch: Vec::new(),
+            cands_scratch: Vec::new(),
             state_scratch: Vec::new(),
             log_preds_scratch: Vec::new(),
             search_scratch: SearchScratch::default(),
@@ -1459,27 +1473,46 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// The event `<t, ⋃[x_s]>` if `t` is enabled after that history (found or created).
     fn make_event(&mut self, t: Transition, xs: &[ConeEntry]) -> Result<Option<EventId>, Overflow> {
         // Scratch buffers, taken and given back: this runs once per candidate history.
-        let mut preds = std::mem::take(&mut self.preds_scratch);
-        preds.clear();
-        preds.extend(xs.iter().map(|x| x.event));
-        preds.sort_unstable();
-        preds.dedup();
+        let mut cands = std::mem::take(&mut self.cands_scratch);
+        cands.clear();
+        let store = &self.store;
+        cands.extend(xs.iter().zip(store.slots().of(t)).map(|(x, &s)| Candidate {
+            event: x.event,
+            slot: s,
+            depth: x.depth,
+            size: 0,
+        }));
+        cands.sort_unstable_by_key(|c| c.event);
+        cands.dedup_by_key(|c| c.event);
+        for c in &mut cands {
+            c.size = store.size(c.event);
+        }
         // Keep the maximal ones: a non-maximal event is below a maximal one, which is never
         // dropped, so checking against the ones kept and the ones not yet looked at suffices.
-        // They all lie in C.
+        // They all lie in C, so on one branch of each slot's tree: `p ≤ q` when `[q]` reaches
+        // as deep as `p` on a slot of `p`'s, here the one `p` was found on.
+        let mut preds = std::mem::take(&mut self.preds_scratch);
+        preds.clear();
         let mut kept = 0;
-        for i in 0..preds.len() {
-            let p = preds[i];
-            let below = preds[..kept]
+        for i in 0..cands.len() {
+            let p = cands[i];
+            let below = cands[..kept]
                 .iter()
-                .chain(&preds[i + 1..])
-                .any(|&q| self.store.leq_in_configuration(p, q));
+                .chain(&cands[i + 1..])
+                .any(|q| q.size > p.size && store.cone_at(q.event, p.slot).depth >= p.depth);
+            debug_assert_eq!(
+                below,
+                cands
+                    .iter()
+                    .any(|q| q.event != p.event && store.leq_in_configuration(p.event, q.event))
+            );
             if !below {
-                preds[kept] = p;
+                cands[kept] = p;
                 kept += 1;
+                preds.push(p.event);
             }
         }
-        preds.truncate(kept);
+        self.cands_scratch = cands;
         let result = self.make_event_with(t, &preds, xs);
         self.preds_scratch = preds;
         result

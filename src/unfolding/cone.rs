@@ -154,14 +154,23 @@ impl ConeForest {
     ) -> u32 {
         let mut stack = std::mem::take(&mut self.stack);
         stack.clear();
-        stack.extend_from_slice(inputs);
-        let root = self.build_at(&mut stack, 0, self.height - 1, 0, own, &deeper);
+        for &b in inputs {
+            push_distinct(&mut stack, 0, b);
+        }
+        let root = if own.is_empty() && stack.len() <= 1 {
+            let b = stack.first().copied().unwrap_or(EMPTY);
+            self.share(b);
+            b
+        } else {
+            self.build_at(&mut stack, 0, self.height - 1, 0, own, &deeper)
+        };
         self.stack = stack;
         root
     }
 
     /// [`build`](Self::build) of the subtree at `level` whose first slot is `base`, from the
-    /// subtrees `stack[from..]`; leaves the stack as it found it.
+    /// distinct non-empty subtrees `stack[from..]` (two at least, or entries of its own);
+    /// leaves the stack as it found it.
     fn build_at(
         &mut self,
         stack: &mut Vec<u32>,
@@ -171,53 +180,9 @@ impl ConeForest {
         own: &[(u32, u32)],
         deeper: &Deeper<impl Fn(u32) -> u32>,
     ) -> u32 {
-        // The distinct non-empty inputs, moved to the front of stack[from..].
-        let mut end = from;
-        for i in from..stack.len() {
-            let b = stack[i];
-            if b != EMPTY && !stack[from..end].contains(&b) {
-                stack[end] = b;
-                end += 1;
-            }
-        }
-        stack.truncate(end);
-        if own.is_empty() && end - from <= 1 {
-            // One input (or none) and nothing of its own: the subtree is shared as it is.
-            let b = if end > from { stack[from] } else { EMPTY };
-            stack.truncate(from);
-            self.share(b);
-            return b;
-        }
+        let end = stack.len();
         let block = if level == 0 {
-            let mut leaf: Block = std::array::from_fn(|i| base + i as u32);
-            if end > from {
-                leaf = self.blocks[stack[from] as usize];
-                for &b in &stack[from + 1..end] {
-                    let other = &self.blocks[b as usize];
-                    match deeper {
-                        // ⊥'s node s is below every event's node: the larger index is deeper
-                        // on every slot. Element-wise maxima, which the compiler vectorises.
-                        Deeper::ByIndex => {
-                            for (x, &y) in leaf.iter_mut().zip(other) {
-                                *x = (*x).max(y);
-                            }
-                        }
-                        Deeper::ByDepth(depth) => {
-                            for (i, (x, &y)) in leaf.iter_mut().zip(other).enumerate() {
-                                let s = base + i as u32;
-                                // Only entries of events need a depth: ⊥ (node s) is below them.
-                                if *x != y && y != s && (*x == s || depth(y) > depth(*x)) {
-                                    *x = y;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            for &(s, node) in own {
-                leaf[(s - base) as usize] = node;
-            }
-            leaf
+            self.merge_leaves(&stack[from..end], base, own, deeper)
         } else {
             let shift = Self::shift(level);
             let mut children = [EMPTY; FANOUT];
@@ -227,15 +192,26 @@ impl ConeForest {
                 if child_base >= self.slots {
                     break;
                 }
-                let split = rest.partition_point(|&(s, _)| s < child_base + (1 << shift));
+                let limit = child_base + (1 << shift);
+                let split = rest
+                    .iter()
+                    .position(|&(s, _)| s >= limit)
+                    .unwrap_or(rest.len());
                 let (mine, later) = rest.split_at(split);
                 rest = later;
-                let sub = stack.len();
                 for i in from..end {
-                    let b = stack[i];
-                    stack.push(self.blocks[b as usize][c]);
+                    let b = self.blocks[stack[i] as usize][c];
+                    push_distinct(stack, end, b);
                 }
-                *child = self.build_at(stack, sub, level - 1, child_base, mine, deeper);
+                // Most children are one input's subtree, or none: shared as they are.
+                *child = if mine.is_empty() && stack.len() - end <= 1 {
+                    let b = stack.get(end).copied().unwrap_or(EMPTY);
+                    self.share(b);
+                    b
+                } else {
+                    self.build_at(stack, end, level - 1, child_base, mine, deeper)
+                };
+                stack.truncate(end);
             }
             children
         };
@@ -245,7 +221,6 @@ impl ConeForest {
                 .iter()
                 .find(|&&b| self.blocks[b as usize] == block)
         {
-            stack.truncate(from);
             if level > 0 {
                 for &child in &block {
                     self.unshare(child);
@@ -254,8 +229,48 @@ impl ConeForest {
             self.share(same);
             return same;
         }
-        stack.truncate(from);
         self.alloc(block)
+    }
+
+    /// The leaf whose first slot is `base`, merged from the (distinct, non-empty) leaves
+    /// `inputs`, with `own` on top.
+    #[inline]
+    fn merge_leaves(
+        &self,
+        inputs: &[u32],
+        base: u32,
+        own: &[(u32, u32)],
+        deeper: &Deeper<impl Fn(u32) -> u32>,
+    ) -> Block {
+        let mut leaf: Block = match inputs.first() {
+            Some(&b) => self.blocks[b as usize],
+            None => std::array::from_fn(|i| base + i as u32),
+        };
+        for &b in inputs.iter().skip(1) {
+            let other = &self.blocks[b as usize];
+            match deeper {
+                // ⊥'s node s is below every event's node: the larger index is deeper on every
+                // slot. Element-wise maxima, which the compiler vectorises.
+                Deeper::ByIndex => {
+                    for (x, &y) in leaf.iter_mut().zip(other) {
+                        *x = (*x).max(y);
+                    }
+                }
+                Deeper::ByDepth(depth) => {
+                    for (i, (x, &y)) in leaf.iter_mut().zip(other).enumerate() {
+                        let s = base + i as u32;
+                        // Only entries of events need a depth: ⊥ (node s) is below them.
+                        if *x != y && y != s && (*x == s || depth(y) > depth(*x)) {
+                            *x = y;
+                        }
+                    }
+                }
+            }
+        }
+        for &(s, node) in own {
+            leaf[(s - base) as usize] = node;
+        }
+        leaf
     }
 
     /// Adds a reference to block `b`.
@@ -388,6 +403,14 @@ impl ConeForest {
         (self.blocks.capacity() * std::mem::size_of::<Block>()
             + (self.refs.capacity() + self.free.capacity() + self.stack.capacity()) * 4)
             as u64
+    }
+}
+
+/// Pushes the subtree `b` onto `stack` unless it is empty or among `stack[from..]` already.
+#[inline]
+fn push_distinct(stack: &mut Vec<u32>, from: usize, b: u32) {
+    if b != EMPTY && !stack[from..].contains(&b) {
+        stack.push(b);
     }
 }
 

@@ -171,6 +171,17 @@ struct EventData {
     cone: u32,
 }
 
+/// What the walk of [`EventStore::history_state`] does with an event it reaches.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// Test whether it lies in the largest predecessor's local configuration.
+    Test,
+    /// Known to lie outside it (an immediate predecessor other than that one).
+    Outside,
+    /// List it: its predecessors outside are listed already.
+    List,
+}
+
 /// The arena of events with their indexes.
 pub struct EventStore {
     slots: SlotMap,
@@ -215,7 +226,7 @@ pub struct EventStore {
     stamp: Vec<u32>,
     epoch: u32,
     scratch: Vec<EventId>,
-    walk_scratch: Vec<(EventId, bool)>,
+    walk_scratch: Vec<(EventId, Walk)>,
     state_scratch: Vec<u64>,
 }
 
@@ -792,7 +803,9 @@ impl EventStore {
 
     /// Computes `state(H)` for the history `H = ⋃ [p]` over `preds` into `out`, and returns
     /// `|H|`. Fires only the events of `H` outside the local configuration of the largest
-    /// predecessor. `H` must be a configuration (as the history of an event is).
+    /// predecessor. `H` must be a configuration (as the history of an event is), and `preds`
+    /// its maximal events: none of them lies below another, so only their own predecessors
+    /// need the test of causality.
     pub fn history_state<S: System + ?Sized>(
         &mut self,
         sys: &S,
@@ -817,11 +830,16 @@ impl EventStore {
         // predecessors outside `[base]` are listed: a causal order, with no sort.
         let mut stack = std::mem::take(&mut self.walk_scratch);
         stack.clear();
-        stack.extend(preds.iter().filter(|&&p| p != base).map(|&p| (p, false)));
+        stack.extend(
+            preds
+                .iter()
+                .filter(|&&p| p != base)
+                .map(|&p| (p, Walk::Outside)),
+        );
         let mut outside = std::mem::take(&mut self.scratch);
         outside.clear();
-        while let Some((x, listed_after_preds)) = stack.pop() {
-            if listed_after_preds {
+        while let Some((x, step)) = stack.pop() {
+            if step == Walk::List {
                 outside.push(x);
                 continue;
             }
@@ -829,16 +847,17 @@ impl EventStore {
             if mark == seen_outside || mark == seen_inside {
                 continue;
             }
-            if self.leq_in_configuration(x, base) {
+            debug_assert!(step == Walk::Test || !self.leq_in_configuration(x, base));
+            if step == Walk::Test && self.leq_in_configuration(x, base) {
                 self.stamp[x as usize] = seen_inside;
                 continue;
             }
             self.stamp[x as usize] = seen_outside;
-            stack.push((x, true));
+            stack.push((x, Walk::List));
             for &p in self.preds(x) {
                 let mark = self.stamp[p as usize];
                 if mark != seen_outside && mark != seen_inside {
-                    stack.push((p, false));
+                    stack.push((p, Walk::Test));
                 }
             }
         }
