@@ -267,9 +267,13 @@ struct Explorer<'s, S: System + ?Sized> {
     visits: Vec<Transition>,
     /// By slot: whether the event `push` is adding is on it (all false between pushes).
     on_e: Vec<bool>,
-    /// By slot: whether the event whose immediate conflicts `refresh_icf` is updating is on
-    /// it (all false between calls).
-    on_d: Vec<bool>,
+    /// By slot: the node of its parent there of the event whose immediate conflicts
+    /// `refresh_icf` is updating, if that event is on it (`u32::MAX` between calls).
+    d_parent: Vec<u32>,
+    /// By transition, for `refresh_icf`'s scan of one slot `s` of `d` (its round): whether
+    /// `s` is the first slot that transition shares with `d`'s label.
+    first_shared: Vec<(u32, bool)>,
+    first_shared_round: u32,
     /// By slot: `[e]`'s entry there for the event `e` that push number `.0` added.
     e_cone: Vec<(u64, ConeEntry)>,
     /// Per transition, the resources it tests whose changers all lie in one of its slots,
@@ -697,7 +701,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             visit_mark: Vec::new(),
             visits: Vec::new(),
             on_e: Vec::new(),
-            on_d: Vec::new(),
+            d_parent: Vec::new(),
+            first_shared: Vec::new(),
+            first_shared_round: 0,
             e_cone: Vec::new(),
             guards,
             c: Vec::new(),
@@ -2014,39 +2020,77 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 })
             }
         };
-        extend_to(&mut self.on_d, self.store.slots().count(), false);
-        for &s in slots {
-            self.on_d[s as usize] = true;
+        extend_to(&mut self.d_parent, self.store.slots().count(), u32::MAX);
+        extend_to(
+            &mut self.first_shared,
+            self.sys.transition_count(),
+            (0, false),
+        );
+        for (k, &s) in slots.iter().enumerate() {
+            self.d_parent[s as usize] = self.store.parent_node_on_kth(d, k) as u32;
         }
         for (k, &s) in slots.iter().enumerate() {
-            let parent = self.store.parent_node_on_kth(d, k);
+            let parent = self.d_parent[s as usize] as usize;
+            self.first_shared_round = self.first_shared_round.wrapping_add(1);
+            if self.first_shared_round == 0 {
+                self.first_shared.fill((0, false));
+                self.first_shared_round = 1;
+            }
+            let round = self.first_shared_round;
             let new = self
                 .store
                 .labeled_children_of_node_after(parent, memo.seen[k]);
             // An event in immediate conflict with `d` has `d`'s parent on every slot they
             // share: it is kept from the first of them only (decided from the labels, before
-            // the event itself is looked at: none of its slots below `s` is one of `d`'s).
+            // the event itself is looked at: none of its slots below `s` is one of `d`'s),
+            // and the parents on the other shared slots are compared before the histories.
             // Cutoffs are never picked (see `in_spike`), and a verdict never changes while
             // the event is stored: they are left out before the costly test.
             let slot_map = self.store.slots();
-            let on_d = &self.on_d;
+            let d_parent = &self.d_parent;
+            let store = &self.store;
+            let first_shared = &mut self.first_shared;
             let (cutoffs, cutoff) = (self.opts.cutoffs.is_some(), &self.cutoff);
             memo.events.extend(
                 new.filter(|&(c, lc)| {
-                    !(cutoffs && cutoff[c as usize])
-                        && slot_map
+                    if cutoffs && cutoff[c as usize] {
+                        return false;
+                    }
+                    // Siblings mostly repeat a few labels: the test on labels is kept per label.
+                    let (seen, first) = &mut first_shared[lc as usize];
+                    if *seen != round {
+                        *seen = round;
+                        *first = slot_map
                             .of(lc)
                             .iter()
                             .take_while(|&&x| x < s)
-                            .all(|&x| !on_d[x as usize])
-                        && self.store.immediate_conflict_first_on(d, c, s)
+                            .all(|&x| d_parent[x as usize] == u32::MAX);
+                    }
+                    if !*first {
+                        return false;
+                    }
+                    let siblings_everywhere = slot_map.of(lc).iter().enumerate().all(|(j, &x)| {
+                        let want = d_parent[x as usize];
+                        want == u32::MAX || x <= s || store.parent_node_on_kth(c, j) as u32 == want
+                    });
+                    let found = siblings_everywhere && c != d && store.histories_compatible(d, c);
+                    debug_assert_eq!(
+                        found,
+                        slot_map
+                            .of(lc)
+                            .iter()
+                            .take_while(|&&x| x < s)
+                            .all(|&x| d_parent[x as usize] == u32::MAX)
+                            && store.immediate_conflict_first_on(d, c, s)
+                    );
+                    found
                 })
                 .map(|(c, _)| c),
             );
             memo.seen[k] = self.store.last_child_of_node(parent);
         }
         for &s in slots {
-            self.on_d[s as usize] = false;
+            self.d_parent[s as usize] = u32::MAX;
         }
         self.icf_bytes += memo.bytes();
         self.icf_memo[i] = Some(memo);

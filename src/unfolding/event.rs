@@ -769,11 +769,13 @@ impl EventStore {
             }
             shared = true;
         }
-        if !shared {
-            return false;
-        }
-        // Histories: the cones with each event replaced by its parent on its own slots; only
-        // slots both cones name can separate them.
+        shared && self.histories_compatible(a, b)
+    }
+
+    /// Whether `[a] ∪ [b] \ {a, b}` is a configuration (for two non-⊥ events): the cones with
+    /// each event replaced by its parent on its own slots agree. Only slots both cones name
+    /// can separate them.
+    pub fn histories_compatible(&self, a: EventId, b: EventId) -> bool {
         !self.cones.any_shared(self.cone(a), self.cone(b), |x, y| {
             let x = self.history_cone_entry(a, self.node_entry(x));
             let y = self.history_cone_entry(b, self.node_entry(y));
