@@ -13,6 +13,11 @@
 //! `R×R` or `A×A`. The cliques `{r, a} ∪ S` for `r ∈ R`, `a ∈ A` cover exactly those pairs (with
 //! `R` or `A` empty, `{r} ∪ S` or `{a} ∪ S`; with both empty, `S`). A transition with an empty
 //! footprint gets a private slot, so that it is still dependent with itself.
+//!
+//! Those cliques are then merged where their union is still a clique (see `merge_cliques`):
+//! readers of one place that are dependent through another resource share one slot with the
+//! place's writers. Every slot of a transition costs each of its events a node and cone
+//! entries, so fewer slots per transition make events smaller and cheaper to build.
 
 use rustc_hash::FxHashMap;
 
@@ -30,6 +35,102 @@ pub struct SlotMap {
     count: usize,
     offsets: Vec<u32>,
     slots: Vec<Slot>,
+}
+
+/// Candidate groups [`merge_cliques`] tries for each slot, the most pairs of transitions it
+/// tests for one candidate, and the most members it reads in all: bounds on the work of
+/// building the slots of a large system (past the last one, slots are kept as they are).
+const MERGE_TRIES: usize = 16;
+const MERGE_PAIRS: usize = 1024;
+const MERGE_BUDGET: usize = 50_000_000;
+
+/// Whether two sorted lists share an element.
+fn intersect(a: &[Slot], b: &[Slot]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
+
+/// Merges slots (sorted member lists, largest first, with their origins) whose union is still a
+/// clique of the dependence relation, which `slots_of` (each transition's slots among `kept`)
+/// gives: two transitions are dependent iff they share a slot. The result is a cover with the
+/// same property and fewer slots per transition. The readers of a place each get a slot of
+/// their own with all its writers (they commute with one another), but readers that are
+/// dependent for another reason, such as the transitions of one process testing one flag, can
+/// share one: each writer is then on one slot per group of readers instead of one per reader.
+/// Every slot of an event costs a node, cone entries and work at every step. Returns the merged
+/// slots, their origins (the least of the merged ones) and each transition's merged slots.
+fn merge_cliques(
+    kept: Vec<Vec<Transition>>,
+    origins: Vec<u32>,
+    slots_of: &[Vec<Slot>],
+) -> (Vec<Vec<Transition>>, Vec<u32>, Vec<Vec<Slot>>) {
+    let dependent = |a: Transition, b: Transition| {
+        a == b || intersect(&slots_of[a as usize], &slots_of[b as usize])
+    };
+    let mut groups: Vec<Vec<Transition>> = Vec::new();
+    let mut group_origins: Vec<u32> = Vec::new();
+    let mut groups_of: Vec<Vec<Slot>> = vec![Vec::new(); slots_of.len()];
+    let mut candidates: Vec<Slot> = Vec::new();
+    let mut budget = MERGE_BUDGET;
+    let (mut only_slot, mut only_group) = (Vec::new(), Vec::new());
+    for (m, origin) in kept.into_iter().zip(origins) {
+        // Groups that share a member with the slot, the likeliest to form a clique with it.
+        candidates.clear();
+        for &t in m.iter().take(4) {
+            for &g in &groups_of[t as usize] {
+                if !candidates.contains(&g) {
+                    candidates.push(g);
+                }
+            }
+        }
+        let target = candidates.iter().take(MERGE_TRIES).copied().find(|&g| {
+            let group = &groups[g as usize];
+            if group.len() + m.len() > 4 * MERGE_PAIRS || budget < group.len() + m.len() {
+                return false;
+            }
+            budget -= group.len() + m.len();
+            only_slot.clear();
+            only_slot.extend(m.iter().filter(|t| group.binary_search(t).is_err()));
+            only_group.clear();
+            only_group.extend(group.iter().filter(|t| m.binary_search(t).is_err()));
+            let pairs = only_slot.len() * only_group.len();
+            if pairs > MERGE_PAIRS || budget < pairs {
+                return false;
+            }
+            budget -= pairs;
+            only_slot
+                .iter()
+                .all(|&a| only_group.iter().all(|&b| dependent(a, b)))
+        });
+        match target {
+            Some(g) => {
+                let group = &mut groups[g as usize];
+                for &t in &m {
+                    if let Err(at) = group.binary_search(&t) {
+                        group.insert(at, t);
+                        groups_of[t as usize].push(g);
+                    }
+                }
+                group_origins[g as usize] = group_origins[g as usize].min(origin);
+            }
+            None => {
+                let g = groups.len() as Slot;
+                for &t in &m {
+                    groups_of[t as usize].push(g);
+                }
+                groups.push(m);
+                group_origins.push(origin);
+            }
+        }
+    }
+    (groups, group_origins, groups_of)
 }
 
 impl SlotMap {
@@ -105,6 +206,7 @@ impl SlotMap {
             kept.push(m);
             origins.push(origin);
         }
+        let (mut kept, mut origins, mut slots_of) = merge_cliques(kept, origins, &slots_of);
         for (t, list) in slots_of.iter_mut().enumerate() {
             if list.is_empty() {
                 list.push(kept.len() as Slot);
