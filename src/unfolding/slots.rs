@@ -64,8 +64,8 @@ fn intersect(a: &[Slot], b: &[Slot]) -> bool {
 /// their own with all its writers (they commute with one another), but readers that are
 /// dependent for another reason, such as the transitions of one process testing one flag, can
 /// share one: each writer is then on one slot per group of readers instead of one per reader.
-/// Every slot of an event costs a node, cone entries and work at every step. Returns the merged
-/// slots, their origins (the least of the merged ones) and each transition's merged slots.
+/// Returns the merged slots, their origins (the least of the merged ones) and each
+/// transition's merged slots.
 fn merge_cliques(
     kept: Vec<Vec<Transition>>,
     origins: Vec<u32>,
@@ -83,14 +83,17 @@ fn merge_cliques(
     for (m, origin) in kept.into_iter().zip(origins) {
         // Groups that share a member with the slot, the likeliest to form a clique with it.
         candidates.clear();
-        for &t in m.iter().take(4) {
+        'collect: for &t in m.iter().take(4) {
             for &g in &groups_of[t as usize] {
                 if !candidates.contains(&g) {
                     candidates.push(g);
+                    if candidates.len() == MERGE_TRIES {
+                        break 'collect;
+                    }
                 }
             }
         }
-        let target = candidates.iter().take(MERGE_TRIES).copied().find(|&g| {
+        let target = candidates.iter().copied().find(|&g| {
             let group = &groups[g as usize];
             if group.len() + m.len() > 4 * MERGE_PAIRS || budget < group.len() + m.len() {
                 return false;
