@@ -321,7 +321,19 @@ impl<'m, 's> Explorer<'m, 's> {
             }
             Cand::with_pending(self.model, steps, real)
         };
-        let revs = reversals(self.model, &m.steps, &m.clocks, real);
+        let limits = self.limits;
+        let mut stopped = None;
+        let mut go_on = || match limits.check_time() {
+            Ok(()) => true,
+            Err(r) => {
+                stopped = Some(r);
+                false
+            }
+        };
+        let Some(revs) = reversals(self.model, &m.steps, &m.clocks, real, &mut go_on) else {
+            self.stats.stopped = stopped;
+            return Ok(());
+        };
         self.stats.races += revs.len() as u64;
         for r in revs {
             self.reverse(&m, &r)?;

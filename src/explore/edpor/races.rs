@@ -88,7 +88,16 @@ fn reverse_at(
 /// position `real` on did not run: they are the steps left pending at the end (a `lock` whose
 /// lock is held, the start of a message whose handler stays busy); they race as second events
 /// (Optimal-DPOR's races with blocked steps).
-pub fn reversals(model: &Model, steps: &[Step], clocks: &Clocks, real: usize) -> Vec<Reversal> {
+///
+/// An execution can be millions of steps long: `go_on` is asked now and then whether to keep
+/// going, and `None` is the answer when it said no (a time limit, an interrupt).
+pub fn reversals(
+    model: &Model,
+    steps: &[Step],
+    clocks: &Clocks,
+    real: usize,
+    go_on: &mut dyn FnMut() -> bool,
+) -> Option<Vec<Reversal>> {
     let n = steps.len();
     let mut out: Vec<Reversal> = Vec::new();
     let mut last_of: Vec<Option<usize>> = vec![None; model.procs()];
@@ -103,6 +112,9 @@ pub fn reversals(model: &Model, steps: &[Step], clocks: &Clocks, real: usize) ->
     let mut last_access: FxHashMap<(Resource, Inst), Vec<(Access, usize)>> = FxHashMap::default();
     let mut latest: Vec<Option<usize>> = vec![None; model.procs()];
     for j in 0..n {
+        if j % POLL_EVERY == POLL_EVERY - 1 && !go_on() {
+            return None;
+        }
         let sj = steps[j];
         // Direct predecessors of `e'` from other processes: the conflicting events.
         latest.iter_mut().for_each(|l| *l = None);
@@ -160,12 +172,19 @@ pub fn reversals(model: &Model, steps: &[Step], clocks: &Clocks, real: usize) ->
         }
         last_of[sj.ev.inst as usize] = Some(j);
     }
+    // Each phase below is one more pass over the execution.
     lock_reversals(model, steps, clocks, real, &mut out);
+    go_on().then_some(())?;
     message_reversals(model, &steps[..real], &mut out);
+    go_on().then_some(())?;
     pending_message_reversals(model, steps, clocks, real, &mut out);
+    go_on().then_some(())?;
     blocking_message_reversals(model, steps, clocks, real, &mut out);
-    out
+    Some(out)
 }
+
+/// Steps of the race scan between two questions to its `go_on`.
+const POLL_EVERY: usize = 4096;
 
 /// The reversals for a message that holds its handler for good (stopped by an assumption, or
 /// deadlocked): run it before each earlier message of its handler it does not depend on, which
@@ -442,7 +461,7 @@ mod tests {
         let model = Model::new(&sys);
         let steps = run(&model, &["s", "t", "s>p1", "s>p1", "t>p2", "t>p2"]);
         let c = clocks(&model, &steps);
-        let revs = reversals(&model, &steps, &c, steps.len());
+        let revs = reversals(&model, &steps, &c, steps.len(), &mut || true).unwrap();
         // Before p1 starts (position 2): p2 up to its first conflicting step (a = x).
         assert!(revs.contains(&Reversal { k: 2, v: vec![4] }), "{revs:?}");
         // No reversal branches inside p1: it would have to interrupt it.
@@ -460,7 +479,7 @@ mod tests {
         let order = ["s", "s", "s", "s", "s", "s>p", "s>p", "s>p", "s>p"];
         let steps = run(&model, &order);
         let c = clocks(&model, &steps);
-        let revs = reversals(&model, &steps, &c, steps.len());
+        let revs = reversals(&model, &steps, &c, steps.len(), &mut || true).unwrap();
         // p's `lock m1` before s's: p's `lock m2` has to come first too.
         assert!(
             revs.contains(&Reversal {
