@@ -25,6 +25,7 @@ use unfold::report::dot::{
 use unfold::report::progress::Progress;
 use unfold::report::stats::Stats;
 use unfold::system::{System, Transition};
+use unfold::unfolding::cone::ConeLayout;
 use unfold::unfolding::order::Order;
 
 /// Event selection orders of `Explore`.
@@ -57,6 +58,19 @@ pub enum CacheArg {
     On,
     /// Drop them at every Remove (smallest memory; events are rebuilt when needed again).
     Off,
+}
+
+/// How the events' cones (their last event on every slot) are stored.
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+pub enum ConesArg {
+    /// Trees sharing their common blocks, made flat arrays after 8192 events if that costs at
+    /// most a tenth more memory.
+    #[default]
+    Auto,
+    /// Trees throughout (least memory on systems with many slots).
+    Tree,
+    /// Flat arrays from the start on systems with at most 128 slots (fastest there).
+    Flat,
 }
 
 /// `unfold run` (and `unfold FILE`).
@@ -92,6 +106,10 @@ pub struct RunArgs {
     /// The cache of events taken out of `U` (the garbage set G), bounded by `--mem-limit`.
     #[arg(long, value_enum, default_value_t = CacheArg::On)]
     pub cache: CacheArg,
+    /// The layout of the events' cones: a speed and memory trade-off; the results do not
+    /// depend on it.
+    #[arg(long, value_enum, default_value_t = ConesArg::Auto)]
+    pub cones: ConesArg,
     /// Write the explored events as a GraphViz DOT graph to OUT.
     #[arg(long, value_name = "OUT")]
     pub dot: Option<PathBuf>,
@@ -181,6 +199,11 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         cache: match args.cache {
             CacheArg::On => Cache::Bounded,
             CacheArg::Off => Cache::Off,
+        },
+        cones: match args.cones {
+            ConesArg::Auto => ConeLayout::Auto,
+            ConesArg::Tree => ConeLayout::Tree,
+            ConesArg::Flat => ConeLayout::Flat,
         },
         ..UdporOptions::default()
     };
@@ -339,6 +362,7 @@ fn report<S: System + ?Sized>(
     out.add_json("depth_cut", stats.depth_cut);
     out.add_json("alternatives_found", stats.alternatives_found);
     out.add_json("store_bytes", stats.store_bytes);
+    out.add_json("cones", if stats.flat_cones { "flat" } else { "tree" });
     let witness = stats.deadlock_witness.as_ref().map(|run| {
         let mut state = vec![0u64; sys.state_words()];
         let mut next = state.clone();

@@ -10,10 +10,11 @@ use std::time::Duration;
 use rustc_hash::FxHashSet;
 use unfold::explore::limits::Limits;
 use unfold::explore::reach;
-use unfold::explore::udpor::{self, ExploredEvent, Pick, UdporOptions};
+use unfold::explore::udpor::{self, ExploredEvent, Pick, UdporOptions, UdporStats};
 use unfold::formats::read_net;
 use unfold::model::net_system::NetSystem;
 use unfold::system::System;
+use unfold::unfolding::cone::ConeLayout;
 use unfold::unfolding::order::Order;
 
 #[test]
@@ -123,6 +124,56 @@ fn cutoffs_keep_deadlocks_and_reachable_states() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 40, "only {checked} runs finished");
+}
+
+/// The layout of the events' cones is a matter of speed and memory only: trees, flat arrays,
+/// and the automatic choice (which flattens these two runs after 8 192 events, in the middle
+/// of the exploration) explore alike, event for event.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
+fn cone_layouts_explore_alike() {
+    let root = common::shared_nets();
+    for (file, cutoffs, max_events) in [
+        ("pnml/Raft-PT-02.pnml", Some(Order::Erv), None),
+        ("pnml/Dekker-PT-010.pnml", None, Some(60_000)),
+    ] {
+        let (net, _) = read_net(&root.join(file)).unwrap();
+        let sys = NetSystem::new(&net);
+        let run = |cones| {
+            let opts = UdporOptions {
+                cutoffs,
+                max_events,
+                cones,
+                ..UdporOptions::default()
+            };
+            udpor::explore(&sys, &opts, &Limits::new(None, None), &mut |_| {}).unwrap()
+        };
+        let summary = |u: &UdporStats| {
+            (
+                u.maximal_configurations,
+                u.events,
+                u.cutoffs,
+                u.deadlocks,
+                u.blocked,
+                u.event_creations,
+                u.peak_u,
+                u.max_configuration_size,
+                u.alternatives_found,
+                u.deadlock_witness.clone(),
+            )
+        };
+        let tree = run(ConeLayout::Tree);
+        let flat = run(ConeLayout::Flat);
+        let auto = run(ConeLayout::Auto);
+        assert!(tree.events > 8192, "{file}: too small to flatten");
+        assert_eq!(
+            (tree.flat_cones, flat.flat_cones, auto.flat_cones),
+            (false, true, true),
+            "{file}: the layouts (tree, flat, auto)"
+        );
+        assert_eq!(summary(&flat), summary(&tree), "{file}: flat vs tree");
+        assert_eq!(summary(&auto), summary(&tree), "{file}: auto vs tree");
+    }
 }
 
 /// The states of every configuration made of the non-cutoff events explored (a breadth-first

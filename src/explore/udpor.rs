@@ -52,7 +52,7 @@ mod disabled;
 use self::disabled::{DisabledSet, RunKey};
 use super::limits::{Limits, StopReason};
 use crate::system::{Access, Overflow, Resource, System, Transition};
-use crate::unfolding::cone::ConeForest;
+use crate::unfolding::cone::{ConeForest, ConeLayout};
 use crate::unfolding::event::{BOTTOM, ChildCursor, ConeEntry, EventId, EventStore};
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{ConfigKey, KeyRoom, Order};
@@ -92,6 +92,8 @@ pub struct UdporOptions {
     /// extensions are found through its slots' guard classes. Tests set 0 so that small
     /// systems take the path of large ones.
     pub listed_dependents: usize,
+    /// How the event store lays out the events' cones.
+    pub cones: ConeLayout,
 }
 
 /// The fate of the events `Remove` takes out of `U` (the garbage set `G`).
@@ -116,6 +118,7 @@ impl Default for UdporOptions {
             record_states: false,
             cache: Cache::Bounded,
             listed_dependents: 256,
+            cones: ConeLayout::Auto,
         }
     }
 }
@@ -153,6 +156,8 @@ pub struct UdporStats {
     pub enabled_checks: u64,
     /// Bytes held by the event store at the end.
     pub store_bytes: u64,
+    /// Whether the events' cones were flat arrays at the end (see [`ConeLayout`]).
+    pub flat_cones: bool,
     /// Cutoff events (distinct; included in `events`).
     pub cutoffs: u64,
     /// Maximal configurations whose only extensions are cutoffs.
@@ -643,6 +648,7 @@ pub fn explore_with_events<S: System + ?Sized>(
     }
     x.stats.events = x.log.len() as u64 - 1;
     x.stats.store_bytes = x.store.bytes();
+    x.stats.flat_cones = x.store.cones_are_flat();
     x.stats.peak_bytes = x.stats.peak_bytes.max(x.accounted_bytes());
     if opts.record_states {
         x.stats.deadlock_states = Some(x.deadlock_states.states().collect());
@@ -661,7 +667,7 @@ pub fn explore_with_events<S: System + ?Sized>(
 
 impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn new(sys: &'s S, opts: UdporOptions) -> Self {
-        let store = EventStore::new(sys);
+        let store = EventStore::with_cones(sys, opts.cones);
         let n = sys.transition_count();
         let slots = store.slots();
         let mut members: FxHashMap<Slot, Vec<Transition>> = FxHashMap::default();
@@ -930,6 +936,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut next_sample: u64 = 0;
         while !frames.is_empty() {
             steps += 1;
+            // Between two steps no search holds cone blocks: the store may change its layout.
+            self.store.choose_cone_layout();
             // Memory is measured every 256 steps, and whenever the store grew by a 64th of
             // the limit since the last measure.
             if let Some(limit) = limits.mem_limit()

@@ -13,6 +13,11 @@
 //! - Blocks are reference counted, so that a removed event gives back what only it used.
 //! - Two cones that share a subtree agree on all its slots: the comparisons of causality and
 //!   conflict skip it without looking inside.
+//!
+//! A forest over few slots (at most [`FLAT_MAX`]) can be [flattened](ConeForest::flatten):
+//! each cone becomes one leaf as wide as all the slots, at most 512 bytes, which costs less to
+//! build and to read than a path of blocks. Whether it also costs no more memory depends on
+//! how many blocks the system's events change, which the store measures before it decides.
 
 /// Entries per block, as a power of two.
 const FANOUT_BITS: u32 = 4;
@@ -20,11 +25,28 @@ const FANOUT_BITS: u32 = 4;
 /// Entries per block: a leaf of 16 nodes is one 64-byte cache line.
 pub const FANOUT: usize = 1 << FANOUT_BITS;
 
-/// A block: slots' nodes (a leaf) or subtrees (an inner block).
-type Block = [u32; FANOUT];
+/// An inner block: the ids of [`FANOUT`] subtrees.
+type Inner = [u32; FANOUT];
+
+/// The most slots for which cones can be flat (a tree of height 1 whose one leaf holds every
+/// slot).
+pub const FLAT_MAX: usize = 8 * FANOUT;
 
 /// The empty subtree: ⊥ on every slot below it.
 pub const EMPTY: u32 = 0;
+
+/// How an event store lays out its cones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ConeLayout {
+    /// Trees, flattened once enough events are stored if flat cones would not cost much more
+    /// memory (see `EventStore::choose_cone_layout`).
+    #[default]
+    Auto,
+    /// Trees throughout.
+    Tree,
+    /// Flat from the start where the system has at most [`FLAT_MAX`] slots; trees otherwise.
+    Flat,
+}
 
 /// How [`ConeForest::build`] tells the deeper of two nodes on one branch of a slot's tree.
 pub enum Deeper<F> {
@@ -41,13 +63,20 @@ pub struct ConeForest {
     slots: u32,
     /// Levels of a tree: 1 when a root is a leaf.
     height: u32,
-    blocks: Vec<Block>,
+    /// Entries per block: [`FANOUT`], or in a flat forest all the slots (padded).
+    width: usize,
+    /// Takes a slot to its entry in its leaf.
+    leaf_mask: u32,
+    /// The blocks, `width` entries each: slots' nodes (a leaf) or subtrees (an inner block).
+    blocks: Vec<u32>,
     /// References to each block (from events' roots and from inner blocks).
     refs: Vec<u32>,
     /// Ids of freed blocks, for reuse.
     free: Vec<u32>,
     /// Scratch room of [`build`](Self::build): the subtrees being merged, level by level.
     stack: Vec<u32>,
+    /// Scratch room of [`build`](Self::build): the leaf being merged.
+    leaf: Vec<u32>,
 }
 
 impl ConeForest {
@@ -57,15 +86,55 @@ impl ConeForest {
         while (FANOUT as u64).pow(height) < slots as u64 {
             height += 1;
         }
+        Self::with_layout(slots, height, FANOUT)
+    }
+
+    /// An empty forest of flat cones over `slots` (at most [`FLAT_MAX`]) slots.
+    pub fn new_flat(slots: usize) -> Self {
+        debug_assert!(slots <= FLAT_MAX);
+        Self::with_layout(slots, 1, Self::flat_width(slots))
+    }
+
+    /// The width of a flat cone over `slots` slots: whole leaves.
+    fn flat_width(slots: usize) -> usize {
+        slots.next_multiple_of(FANOUT).max(FANOUT)
+    }
+
+    fn with_layout(slots: usize, height: u32, width: usize) -> Self {
+        // In a tree of height 1 the root is the one leaf, and every slot's entry is its own.
+        let leaf_mask = if height == 1 {
+            u32::MAX
+        } else {
+            FANOUT as u32 - 1
+        };
         ConeForest {
             slots: slots as u32,
             height,
+            width,
+            leaf_mask,
             // Block 0 is the empty subtree; it is never freed.
-            blocks: vec![[0; FANOUT]],
+            blocks: vec![0; width],
             refs: vec![u32::MAX],
             free: Vec::new(),
             stack: Vec::new(),
+            leaf: Vec::new(),
         }
+    }
+
+    /// The entries of block `b`.
+    #[inline]
+    fn block(&self, b: u32) -> &[u32] {
+        &self.blocks[b as usize * self.width..][..self.width]
+    }
+
+    /// The subtrees of inner block `b` (only trees of height 2 or more have inner blocks, and
+    /// their blocks are [`FANOUT`] wide).
+    #[inline]
+    fn inner(&self, b: u32) -> &Inner {
+        debug_assert_eq!(self.width, FANOUT);
+        self.blocks[b as usize * FANOUT..][..FANOUT]
+            .try_into()
+            .expect("a block of FANOUT entries")
     }
 
     /// The shift that selects the entry of a slot in a block at `level` (0 for leaves).
@@ -86,7 +155,7 @@ impl ConeForest {
         if leaf == EMPTY {
             s
         } else {
-            self.blocks[leaf as usize][s as usize & (FANOUT - 1)]
+            self.blocks[leaf as usize * self.width + (s & self.leaf_mask) as usize]
         }
     }
 
@@ -136,7 +205,7 @@ impl ConeForest {
         let mut b = root;
         let mut level = self.height - 1;
         while level > 0 && b != EMPTY {
-            b = self.blocks[b as usize][((s >> Self::shift(level)) as usize) & (FANOUT - 1)];
+            b = self.inner(b)[((s >> Self::shift(level)) as usize) & (FANOUT - 1)];
             level -= 1;
         }
         b
@@ -181,73 +250,108 @@ impl ConeForest {
         deeper: &Deeper<impl Fn(u32) -> u32>,
     ) -> u32 {
         let end = stack.len();
-        let block = if level == 0 {
-            self.merge_leaves(&stack[from..end], base, own, deeper)
-        } else {
-            let shift = Self::shift(level);
-            let mut children = [EMPTY; FANOUT];
-            let mut rest = own;
-            for (c, child) in children.iter_mut().enumerate() {
-                let child_base = base + ((c as u32) << shift);
-                if child_base >= self.slots {
-                    break;
-                }
-                let limit = child_base + (1 << shift);
-                let split = rest
-                    .iter()
-                    .position(|&(s, _)| s >= limit)
-                    .unwrap_or(rest.len());
-                let (mine, later) = rest.split_at(split);
-                rest = later;
-                for i in from..end {
-                    let b = self.blocks[stack[i] as usize][c];
-                    push_distinct(stack, end, b);
-                }
-                // Most children are one input's subtree, or none: shared as they are.
-                *child = if mine.is_empty() && stack.len() - end <= 1 {
-                    let b = stack.get(end).copied().unwrap_or(EMPTY);
-                    self.share(b);
-                    b
-                } else {
-                    self.build_at(stack, end, level - 1, child_base, mine, deeper)
-                };
-                stack.truncate(end);
+        if level == 0 {
+            let inputs = &stack[from..end];
+            // Without entries of its own the result may equal an input: share that one instead.
+            // Leaves of a tree are arrays of a known size, moved without calls to `memcpy`.
+            if self.height > 1 {
+                let mut leaf: Inner = [0; FANOUT];
+                self.merge_leaves(inputs, base, own, deeper, &mut leaf, |b| self.inner(b));
+                let same = own
+                    .is_empty()
+                    .then(|| inputs.iter().copied().find(|&b| *self.inner(b) == leaf));
+                return self.share_or_alloc(same.flatten(), &leaf);
             }
-            children
-        };
-        // Without entries of its own the result may equal an input: share that one instead.
+            let mut leaf = std::mem::take(&mut self.leaf);
+            leaf.resize(self.width, 0);
+            self.merge_leaves(inputs, base, own, deeper, leaf.as_mut_slice(), |b| {
+                self.block(b)
+            });
+            let same = own
+                .is_empty()
+                .then(|| inputs.iter().copied().find(|&b| self.block(b) == leaf));
+            let b = self.share_or_alloc(same.flatten(), &leaf);
+            self.leaf = leaf;
+            return b;
+        }
+        let shift = Self::shift(level);
+        let mut children: Inner = [EMPTY; FANOUT];
+        let mut rest = own;
+        for (c, child) in children.iter_mut().enumerate() {
+            let child_base = base + ((c as u32) << shift);
+            if child_base >= self.slots {
+                break;
+            }
+            let limit = child_base + (1 << shift);
+            let split = rest
+                .iter()
+                .position(|&(s, _)| s >= limit)
+                .unwrap_or(rest.len());
+            let (mine, later) = rest.split_at(split);
+            rest = later;
+            for i in from..end {
+                let b = self.inner(stack[i])[c];
+                push_distinct(stack, end, b);
+            }
+            // Most children are one input's subtree, or none: shared as they are.
+            *child = if mine.is_empty() && stack.len() - end <= 1 {
+                let b = stack.get(end).copied().unwrap_or(EMPTY);
+                self.share(b);
+                b
+            } else {
+                self.build_at(stack, end, level - 1, child_base, mine, deeper)
+            };
+            stack.truncate(end);
+        }
+        // As for leaves: an inner block equal to an input's is that input.
         if own.is_empty()
             && let Some(&same) = stack[from..end]
                 .iter()
-                .find(|&&b| self.blocks[b as usize] == block)
+                .find(|&&b| *self.inner(b) == children)
         {
-            if level > 0 {
-                for &child in &block {
-                    self.unshare(child);
-                }
+            for &child in &children {
+                self.unshare(child);
             }
             self.share(same);
             return same;
         }
-        self.alloc(block)
+        self.alloc(&children)
     }
 
-    /// The leaf whose first slot is `base`, merged from the (distinct, non-empty) leaves
-    /// `inputs`, with `own` on top.
+    /// A reference to `same` if there is one, else a new block holding `block`.
     #[inline]
-    fn merge_leaves(
-        &self,
+    fn share_or_alloc(&mut self, same: Option<u32>, block: &[u32]) -> u32 {
+        match same {
+            Some(b) => {
+                self.share(b);
+                b
+            }
+            None => self.alloc(block),
+        }
+    }
+
+    /// Writes into `leaf` the leaf whose first slot is `base`, merged from the (distinct,
+    /// non-empty) leaves `inputs`, with `own` on top; `block` reads a leaf.
+    #[inline]
+    fn merge_leaves<'a, B: AsRef<[u32]> + AsMut<[u32]> + ?Sized + 'a>(
+        &'a self,
         inputs: &[u32],
         base: u32,
         own: &[(u32, u32)],
         deeper: &Deeper<impl Fn(u32) -> u32>,
-    ) -> Block {
-        let mut leaf: Block = match inputs.first() {
-            Some(&b) => self.blocks[b as usize],
-            None => std::array::from_fn(|i| base + i as u32),
-        };
+        leaf: &mut B,
+        block: impl Fn(u32) -> &'a B,
+    ) {
+        let leaf = leaf.as_mut();
+        match inputs.first() {
+            Some(&b) => leaf.copy_from_slice(block(b).as_ref()),
+            None => leaf
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, x)| *x = base + i as u32),
+        }
         for &b in inputs.iter().skip(1) {
-            let other = &self.blocks[b as usize];
+            let other = block(b).as_ref();
             match deeper {
                 // ⊥'s node s is below every event's node: the larger index is deeper on every
                 // slot. Element-wise maxima, which the compiler vectorises.
@@ -270,7 +374,6 @@ impl ConeForest {
         for &(s, node) in own {
             leaf[(s - base) as usize] = node;
         }
-        leaf
     }
 
     /// Adds a reference to block `b`.
@@ -290,18 +393,26 @@ impl ConeForest {
         }
     }
 
-    fn alloc(&mut self, block: Block) -> u32 {
+    #[inline]
+    fn alloc(&mut self, block: &[u32]) -> u32 {
+        // The length of `block` (the width) is a constant where the caller's is.
+        debug_assert_eq!(block.len(), self.width);
         match self.free.pop() {
             Some(b) => {
-                self.blocks[b as usize] = block;
+                let w = block.len();
+                self.blocks[b as usize * w..][..w].copy_from_slice(block);
                 self.refs[b as usize] = 1;
                 b
             }
             None => {
-                let b = self.blocks.len() as u32;
-                grow(&mut self.blocks);
+                let b = self.refs.len() as u32;
+                // Whole blocks at a time, so that the vector never doubles.
+                if self.blocks.capacity() - self.blocks.len() < self.width {
+                    let blocks = (self.refs.len() / 8).max(256);
+                    self.blocks.reserve_exact(blocks * self.width);
+                }
                 grow(&mut self.refs);
-                self.blocks.push(block);
+                self.blocks.extend_from_slice(block);
                 self.refs.push(1);
                 b
             }
@@ -320,7 +431,7 @@ impl ConeForest {
         self.refs[b as usize] -= 1;
         if self.refs[b as usize] == 0 {
             if level > 0 {
-                for c in self.blocks[b as usize] {
+                for c in *self.inner(b) {
                     self.release_at(c, level - 1);
                 }
             }
@@ -346,14 +457,16 @@ impl ConeForest {
         if a == b || a == EMPTY || b == EMPTY {
             return false;
         }
-        let (ba, bb) = (&self.blocks[a as usize], &self.blocks[b as usize]);
         if level == 0 {
-            let n = (self.slots - base).min(FANOUT as u32) as usize;
-            return (0..n).any(|i| {
-                let (x, y, s) = (ba[i], bb[i], base + i as u32);
-                x != y && x != s && y != s && f(x, y)
-            });
+            let n = (self.slots - base).min(self.width as u32) as usize;
+            let (ba, bb) = (&self.block(a)[..n], &self.block(b)[..n]);
+            return ba
+                .iter()
+                .zip(bb)
+                .zip(base..)
+                .any(|((&x, &y), s)| x != y && x != s && y != s && f(x, y));
         }
+        let (ba, bb) = (self.inner(a), self.inner(b));
         let shift = Self::shift(level);
         (0..FANOUT).any(|c| {
             let child_base = base + ((c as u32) << shift);
@@ -378,14 +491,14 @@ impl ConeForest {
         if b == EMPTY {
             return false;
         }
-        let block = &self.blocks[b as usize];
         if level == 0 {
-            let n = (self.slots - base).min(FANOUT as u32) as usize;
-            return (0..n).any(|i| {
-                let s = base + i as u32;
-                block[i] != s && f(s, block[i])
-            });
+            let n = (self.slots - base).min(self.width as u32) as usize;
+            return self.block(b)[..n]
+                .iter()
+                .zip(base..)
+                .any(|(&x, s)| x != s && f(s, x));
         }
+        let block = self.inner(b);
         let shift = Self::shift(level);
         (0..FANOUT).any(|c| {
             let child_base = base + ((c as u32) << shift);
@@ -395,14 +508,64 @@ impl ConeForest {
 
     /// Blocks in use (the empty one excluded).
     pub fn blocks_in_use(&self) -> usize {
-        self.blocks.len() - 1 - self.free.len()
+        self.refs.len() - 1 - self.free.len()
+    }
+
+    /// Whether every cone is one flat array: a tree of height 1 (over at most [`FANOUT`]
+    /// slots, or [flattened](Self::flatten)).
+    pub fn is_flat(&self) -> bool {
+        self.height == 1
+    }
+
+    /// Bytes of the blocks in use.
+    pub fn bytes_in_use(&self) -> u64 {
+        (self.blocks_in_use() * self.width * 4) as u64
+    }
+
+    /// The bytes of one cone if the forest were flattened; `None` when it cannot be (too many
+    /// slots) or is flat already.
+    pub fn flat_cone_bytes(&self) -> Option<u64> {
+        (self.height > 1 && self.slots as usize <= FLAT_MAX)
+            .then(|| (Self::flat_width(self.slots as usize) * 4) as u64)
+    }
+
+    /// Rebuilds the forest with flat cones (see [`flat_cone_bytes`](Self::flat_cone_bytes)):
+    /// `roots` are all the references to cones, rewritten to name the new ones.
+    pub fn flatten<'a>(&mut self, roots: impl IntoIterator<Item = &'a mut u32>) {
+        debug_assert!(self.flat_cone_bytes().is_some());
+        let mut flat = Self::new_flat(self.slots as usize);
+        let mut leaf: Vec<u32> = (0..flat.width as u32).collect();
+        let mut done: rustc_hash::FxHashMap<u32, u32> = Default::default();
+        for root in roots {
+            if *root == EMPTY {
+                continue;
+            }
+            *root = match done.get(root) {
+                Some(&b) => {
+                    flat.share(b);
+                    b
+                }
+                None => {
+                    for s in 0..self.slots {
+                        leaf[s as usize] = self.get(*root, s);
+                    }
+                    let b = flat.alloc(&leaf);
+                    done.insert(*root, b);
+                    b
+                }
+            };
+        }
+        *self = flat;
     }
 
     /// Bytes held (allocated capacity).
     pub fn bytes(&self) -> u64 {
-        (self.blocks.capacity() * std::mem::size_of::<Block>()
-            + (self.refs.capacity() + self.free.capacity() + self.stack.capacity()) * 4)
-            as u64
+        ((self.blocks.capacity()
+            + self.refs.capacity()
+            + self.free.capacity()
+            + self.stack.capacity()
+            + self.leaf.capacity())
+            * 4) as u64
     }
 }
 
@@ -449,12 +612,21 @@ mod tests {
     /// its own.
     type Step = (Vec<usize>, Vec<(u32, u32)>);
 
-    fn check(slots: u32, steps: Vec<Step>, by_index: bool) {
+    /// The forest is flattened before step `flatten_at` where it can be.
+    fn check(slots: u32, steps: Vec<Step>, by_index: bool, flatten_at: usize) {
         let mut forest = ConeForest::new(slots as usize);
         let depth = depth_of(slots);
         let mut roots = vec![EMPTY];
         let mut flats: Vec<Vec<u32>> = vec![(0..slots).collect()];
-        for (inputs, own) in steps {
+        for (step, (inputs, own)) in steps.into_iter().enumerate() {
+            if step == flatten_at && forest.flat_cone_bytes().is_some() {
+                forest.flatten(roots.iter_mut());
+                for (&root, flat) in roots.iter().zip(&flats) {
+                    for s in 0..slots {
+                        assert_eq!(forest.get(root, s), flat[s as usize], "slot {s}, flattened");
+                    }
+                }
+            }
             let inputs: Vec<usize> = inputs.into_iter().map(|i| i % roots.len()).collect();
             let mut own: Vec<(u32, u32)> =
                 own.into_iter().map(|(s, d)| (s % slots, 1 + d)).collect();
@@ -571,8 +743,9 @@ mod tests {
                  prop::collection::vec((0u32..300, 0u32..3), 0..5)),
                 1..24),
             by_index: bool,
+            flatten_at in 0usize..30,
         ) {
-            check(slots, steps, by_index);
+            check(slots, steps, by_index, flatten_at);
         }
     }
 }

@@ -25,7 +25,7 @@
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
-use super::cone::{ConeForest, Deeper, EMPTY};
+use super::cone::{ConeForest, ConeLayout, Deeper, EMPTY, FLAT_MAX};
 use super::slots::{Slot, SlotMap};
 use super::states::StateBlocks;
 use super::{grow, short_hash, table_hash};
@@ -156,6 +156,10 @@ impl ChildCursor {
 /// siblings node by node waits on memory at every step, reading an array does not.
 const WIDE_AT: u8 = 12;
 
+/// Events stored before [`EventStore::choose_cone_layout`] compares the memory of the cones
+/// as trees and as flat arrays: enough for the fixed costs to be a small share.
+pub const CONE_SAMPLE: usize = 8192;
+
 #[derive(Clone, Copy, Debug)]
 struct EventData {
     label: Transition,
@@ -219,6 +223,8 @@ pub struct EventStore {
     nodes_in_order: bool,
     /// Events stored, ⊥ excluded.
     live: usize,
+    /// Whether [`choose_cone_layout`](Self::choose_cone_layout) has decided.
+    cone_layout_chosen: bool,
     /// Scratch room of insertions: the predecessors' cones, and the new event's own entries.
     roots_scratch: Vec<u32>,
     own_scratch: Vec<(Slot, u32)>,
@@ -233,6 +239,11 @@ pub struct EventStore {
 impl EventStore {
     /// A store holding only ⊥, whose state is the initial state of `sys`.
     pub fn new<S: System + ?Sized>(sys: &S) -> Self {
+        Self::with_cones(sys, ConeLayout::Auto)
+    }
+
+    /// [`new`](Self::new), with cones laid out as `layout` says.
+    pub fn with_cones<S: System + ?Sized>(sys: &S, layout: ConeLayout) -> Self {
         let slots = SlotMap::new(sys);
         let n = slots.count();
         let words = sys.state_words();
@@ -258,7 +269,11 @@ impl EventStore {
             child_count: vec![0; n],
             wide: FxHashMap::default(),
             wide_children: 0,
-            cones: ConeForest::new(n),
+            cones: if layout == ConeLayout::Flat && n <= FLAT_MAX {
+                ConeForest::new_flat(n)
+            } else {
+                ConeForest::new(n)
+            },
             states,
             table: HashTable::new(),
             free_ids: Vec::new(),
@@ -266,6 +281,7 @@ impl EventStore {
             free_nodes: FxHashMap::default(),
             nodes_in_order: true,
             live: 0,
+            cone_layout_chosen: layout != ConeLayout::Auto,
             roots_scratch: Vec::new(),
             own_scratch: Vec::new(),
             stamp: vec![0],
@@ -290,6 +306,35 @@ impl EventStore {
     /// Number of events stored, ⊥ excluded.
     pub fn live(&self) -> usize {
         self.live
+    }
+
+    /// Once [`CONE_SAMPLE`] events are stored, flattens the cones (see [`ConeForest`]) if flat
+    /// cones would cost at most a tenth more memory in all than the trees did so far: they are
+    /// cheaper to build and to read. Cone roots change, so the caller must not hold any
+    /// (none of [`raise_to_cone_depths`](Self::raise_to_cone_depths)'s `merged` blocks).
+    #[inline]
+    pub fn choose_cone_layout(&mut self) {
+        if self.cone_layout_chosen || self.live < CONE_SAMPLE {
+            return;
+        }
+        self.cone_layout_chosen = true;
+        let Some(flat) = self.cones.flat_cone_bytes() else {
+            return;
+        };
+        let (tree, all) = (self.cones.bytes_in_use(), self.bytes());
+        if flat * self.live as u64 <= tree + all / 10 {
+            self.cones.flatten(
+                self.events
+                    .iter_mut()
+                    .filter(|d| d.label != FREE_LABEL)
+                    .map(|d| &mut d.cone),
+            );
+        }
+    }
+
+    /// Whether the cones are flat.
+    pub fn cones_are_flat(&self) -> bool {
+        self.cones.is_flat()
     }
 
     /// Whether only ⊥ is stored.
