@@ -546,8 +546,17 @@ impl ConeForest {
                     b
                 }
                 None => {
-                    for s in 0..self.slots {
-                        leaf[s as usize] = self.get(*root, s);
+                    // One descent per leaf of the tree, whose entries past the last slot are
+                    // ⊥'s (node s on slot s), as in a flat cone.
+                    for (l, part) in leaf.chunks_exact_mut(FANOUT).enumerate() {
+                        let first = (l * FANOUT) as u32;
+                        if first >= self.slots {
+                            break;
+                        }
+                        match self.leaf(*root, first) {
+                            EMPTY => part.iter_mut().zip(first..).for_each(|(x, s)| *x = s),
+                            b => part.copy_from_slice(self.inner(b)),
+                        }
                     }
                     let b = flat.alloc(&leaf);
                     done.insert(*root, b);
