@@ -25,8 +25,9 @@ const FANOUT_BITS: u32 = 4;
 /// Entries per block: a leaf of 16 nodes is one 64-byte cache line.
 pub const FANOUT: usize = 1 << FANOUT_BITS;
 
-/// An inner block: the ids of [`FANOUT`] subtrees.
-type Inner = [u32; FANOUT];
+/// A block of a tree of height 2 or more: [`FANOUT`] slots' nodes (a leaf) or subtrees (an
+/// inner block).
+type TreeBlock = [u32; FANOUT];
 
 /// The most slots for which cones can be flat (a tree of height 1 whose one leaf holds every
 /// slot).
@@ -127,10 +128,9 @@ impl ConeForest {
         &self.blocks[b as usize * self.width..][..self.width]
     }
 
-    /// The subtrees of inner block `b` (only trees of height 2 or more have inner blocks, and
-    /// their blocks are [`FANOUT`] wide).
+    /// Block `b` of a tree of height 2 or more (whose blocks are all [`FANOUT`] wide).
     #[inline]
-    fn inner(&self, b: u32) -> &Inner {
+    fn tree_block(&self, b: u32) -> &TreeBlock {
         debug_assert_eq!(self.width, FANOUT);
         self.blocks[b as usize * FANOUT..][..FANOUT]
             .try_into()
@@ -205,7 +205,7 @@ impl ConeForest {
         let mut b = root;
         let mut level = self.height - 1;
         while level > 0 && b != EMPTY {
-            b = self.inner(b)[((s >> Self::shift(level)) as usize) & (FANOUT - 1)];
+            b = self.tree_block(b)[((s >> Self::shift(level)) as usize) & (FANOUT - 1)];
             level -= 1;
         }
         b
@@ -255,11 +255,14 @@ impl ConeForest {
             // Without entries of its own the result may equal an input: share that one instead.
             // Leaves of a tree are arrays of a known size, moved without calls to `memcpy`.
             if self.height > 1 {
-                let mut leaf: Inner = [0; FANOUT];
-                self.merge_leaves(inputs, base, own, deeper, &mut leaf, |b| self.inner(b));
-                let same = own
-                    .is_empty()
-                    .then(|| inputs.iter().copied().find(|&b| *self.inner(b) == leaf));
+                let mut leaf: TreeBlock = [0; FANOUT];
+                self.merge_leaves(inputs, base, own, deeper, &mut leaf, |b| self.tree_block(b));
+                let same = own.is_empty().then(|| {
+                    inputs
+                        .iter()
+                        .copied()
+                        .find(|&b| *self.tree_block(b) == leaf)
+                });
                 return self.share_or_alloc(same.flatten(), &leaf);
             }
             let mut leaf = std::mem::take(&mut self.leaf);
@@ -275,7 +278,7 @@ impl ConeForest {
             return b;
         }
         let shift = Self::shift(level);
-        let mut children: Inner = [EMPTY; FANOUT];
+        let mut children: TreeBlock = [EMPTY; FANOUT];
         let mut rest = own;
         for (c, child) in children.iter_mut().enumerate() {
             let child_base = base + ((c as u32) << shift);
@@ -290,7 +293,7 @@ impl ConeForest {
             let (mine, later) = rest.split_at(split);
             rest = later;
             for i in from..end {
-                let b = self.inner(stack[i])[c];
+                let b = self.tree_block(stack[i])[c];
                 push_distinct(stack, end, b);
             }
             // Most children are one input's subtree, or none: shared as they are.
@@ -307,7 +310,7 @@ impl ConeForest {
         if own.is_empty()
             && let Some(&same) = stack[from..end]
                 .iter()
-                .find(|&&b| *self.inner(b) == children)
+                .find(|&&b| *self.tree_block(b) == children)
         {
             for &child in &children {
                 self.unshare(child);
@@ -431,7 +434,7 @@ impl ConeForest {
         self.refs[b as usize] -= 1;
         if self.refs[b as usize] == 0 {
             if level > 0 {
-                for c in *self.inner(b) {
+                for c in *self.tree_block(b) {
                     self.release_at(c, level - 1);
                 }
             }
@@ -466,7 +469,7 @@ impl ConeForest {
                 .zip(base..)
                 .any(|((&x, &y), s)| x != y && x != s && y != s && f(x, y));
         }
-        let (ba, bb) = (self.inner(a), self.inner(b));
+        let (ba, bb) = (self.tree_block(a), self.tree_block(b));
         let shift = Self::shift(level);
         (0..FANOUT).any(|c| {
             let child_base = base + ((c as u32) << shift);
@@ -498,7 +501,7 @@ impl ConeForest {
                 .zip(base..)
                 .any(|(&x, s)| x != s && f(s, x));
         }
-        let block = self.inner(b);
+        let block = self.tree_block(b);
         let shift = Self::shift(level);
         (0..FANOUT).any(|c| {
             let child_base = base + ((c as u32) << shift);
@@ -555,7 +558,7 @@ impl ConeForest {
                         }
                         match self.leaf(*root, first) {
                             EMPTY => part.iter_mut().zip(first..).for_each(|(x, s)| *x = s),
-                            b => part.copy_from_slice(self.inner(b)),
+                            b => part.copy_from_slice(self.tree_block(b)),
                         }
                     }
                     let b = flat.alloc(&leaf);
