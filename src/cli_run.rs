@@ -67,9 +67,10 @@ pub enum ConesArg {
     /// most a tenth more memory.
     #[default]
     Auto,
-    /// Trees throughout (least memory on systems with many slots).
+    /// Trees throughout.
     Tree,
-    /// Flat arrays from the start on systems with at most 128 slots (fastest there).
+    /// Flat arrays from the start on systems with at most 128 slots (faster there, and often
+    /// larger), trees on the others.
     Flat,
 }
 
