@@ -78,6 +78,9 @@ pub struct ConeForest {
     stack: Vec<u32>,
     /// Scratch room of [`build`](Self::build): the leaf being merged.
     leaf: Vec<u32>,
+    /// Whether flat leaves are merged with AVX2 (the processor has it).
+    #[cfg(target_arch = "x86_64")]
+    avx2: bool,
 }
 
 impl ConeForest {
@@ -119,6 +122,8 @@ impl ConeForest {
             free: Vec::new(),
             stack: Vec::new(),
             leaf: Vec::new(),
+            #[cfg(target_arch = "x86_64")]
+            avx2: std::arch::is_x86_feature_detected!("avx2"),
         }
     }
 
@@ -267,9 +272,15 @@ impl ConeForest {
             }
             let mut leaf = std::mem::take(&mut self.leaf);
             leaf.resize(self.width, 0);
-            self.merge_leaves(inputs, base, own, deeper, leaf.as_mut_slice(), |b| {
-                self.block(b)
-            });
+            #[cfg(target_arch = "x86_64")]
+            if self.avx2 {
+                // SAFETY: the processor has AVX2 (checked when the forest was made).
+                unsafe { self.merge_flat_avx2(inputs, own, deeper, &mut leaf) };
+            } else {
+                self.merge_flat(inputs, own, deeper, &mut leaf);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            self.merge_flat(inputs, own, deeper, &mut leaf);
             let same = own
                 .is_empty()
                 .then(|| inputs.iter().copied().find(|&b| self.block(b) == leaf));
@@ -333,9 +344,36 @@ impl ConeForest {
         }
     }
 
+    /// [`merge_leaves`](Self::merge_leaves) for a flat forest's one leaf.
+    #[inline(always)]
+    fn merge_flat(
+        &self,
+        inputs: &[u32],
+        own: &[(u32, u32)],
+        deeper: &Deeper<impl Fn(u32) -> u32>,
+        leaf: &mut [u32],
+    ) {
+        self.merge_leaves(inputs, 0, own, deeper, leaf, |b| self.block(b));
+    }
+
+    /// [`merge_flat`](Self::merge_flat) compiled for AVX2, which has an unsigned 32-bit
+    /// maximum: baseline x86-64 emulates it with several instructions, and flat cones spend
+    /// most of their building in it (Dekker-PT-010: 9 % fewer instructions in all).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn merge_flat_avx2(
+        &self,
+        inputs: &[u32],
+        own: &[(u32, u32)],
+        deeper: &Deeper<impl Fn(u32) -> u32>,
+        leaf: &mut [u32],
+    ) {
+        self.merge_flat(inputs, own, deeper, leaf);
+    }
+
     /// Writes into `leaf` the leaf whose first slot is `base`, merged from the (distinct,
     /// non-empty) leaves `inputs`, with `own` on top; `block` reads a leaf.
-    #[inline]
+    #[inline(always)]
     fn merge_leaves<'a, B: AsRef<[u32]> + AsMut<[u32]> + ?Sized + 'a>(
         &'a self,
         inputs: &[u32],
@@ -537,6 +575,10 @@ impl ConeForest {
     pub fn flatten<'a>(&mut self, roots: impl IntoIterator<Item = &'a mut u32>) {
         debug_assert!(self.flat_cone_bytes().is_some());
         let mut flat = Self::new_flat(self.slots as usize);
+        #[cfg(target_arch = "x86_64")]
+        {
+            flat.avx2 = self.avx2;
+        }
         let mut leaf: Vec<u32> = (0..flat.width as u32).collect();
         let mut done: rustc_hash::FxHashMap<u32, u32> = Default::default();
         for root in roots {
@@ -624,9 +666,16 @@ mod tests {
     /// its own.
     type Step = (Vec<usize>, Vec<(u32, u32)>);
 
-    /// The forest is flattened before step `flatten_at` where it can be.
-    fn check(slots: u32, steps: Vec<Step>, by_index: bool, flatten_at: usize) {
+    /// The forest is flattened before step `flatten_at` where it can be; `avx2` false merges
+    /// flat leaves without AVX2 even where the processor has it.
+    fn check(slots: u32, steps: Vec<Step>, by_index: bool, flatten_at: usize, avx2: bool) {
         let mut forest = ConeForest::new(slots as usize);
+        #[cfg(target_arch = "x86_64")]
+        {
+            forest.avx2 &= avx2;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = avx2;
         let depth = depth_of(slots);
         let mut roots = vec![EMPTY];
         let mut flats: Vec<Vec<u32>> = vec![(0..slots).collect()];
@@ -756,8 +805,9 @@ mod tests {
                 1..24),
             by_index: bool,
             flatten_at in 0usize..30,
+            avx2: bool,
         ) {
-            check(slots, steps, by_index, flatten_at);
+            check(slots, steps, by_index, flatten_at, avx2);
         }
     }
 }
