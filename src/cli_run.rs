@@ -26,6 +26,7 @@ use unfold::report::progress::Progress;
 use unfold::report::stats::Stats;
 use unfold::system::{System, Transition};
 use unfold::unfolding::cone::ConeLayout;
+use unfold::unfolding::event::HistoryStates;
 use unfold::unfolding::order::Order;
 
 /// Event selection orders of `Explore`.
@@ -74,6 +75,18 @@ pub enum ConesArg {
     Flat,
 }
 
+/// How the state of a new event's history is computed.
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+pub enum HistoryStatesArg {
+    /// Assembled from the states of the history's last events on its slots where the system
+    /// allows it (nets with 1-bit counters), fired otherwise.
+    #[default]
+    Auto,
+    /// Fired: the events of the history outside its largest predecessor's local
+    /// configuration, one by one.
+    Fire,
+}
+
 /// `unfold run` (and `unfold FILE`).
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
@@ -111,6 +124,10 @@ pub struct RunArgs {
     /// depend on it.
     #[arg(long, value_enum, default_value_t = ConesArg::Auto)]
     pub cones: ConesArg,
+    /// How the states of new events' histories are computed: a speed trade-off; the results
+    /// do not depend on it.
+    #[arg(long, value_enum, default_value_t = HistoryStatesArg::Auto)]
+    pub history_states: HistoryStatesArg,
     /// Write the explored events as a GraphViz DOT graph to OUT.
     #[arg(long, value_name = "OUT")]
     pub dot: Option<PathBuf>,
@@ -205,6 +222,10 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             ConesArg::Auto => ConeLayout::Auto,
             ConesArg::Tree => ConeLayout::Tree,
             ConesArg::Flat => ConeLayout::Flat,
+        },
+        history_states: match args.history_states {
+            HistoryStatesArg::Auto => HistoryStates::Auto,
+            HistoryStatesArg::Fire => HistoryStates::Fire,
         },
         ..UdporOptions::default()
     };
@@ -364,6 +385,14 @@ fn report<S: System + ?Sized>(
     out.add_json("alternatives_found", stats.alternatives_found);
     out.add_json("store_bytes", stats.store_bytes);
     out.add_json("cones", if stats.flat_cones { "flat" } else { "tree" });
+    out.add_json(
+        "history_states",
+        if stats.assembled_histories {
+            "assembled"
+        } else {
+            "fired"
+        },
+    );
     let witness = stats.deadlock_witness.as_ref().map(|run| {
         let mut state = vec![0u64; sys.state_words()];
         let mut next = state.clone();

@@ -171,6 +171,19 @@ pub trait System {
         0..self.state_words()
     }
 
+    /// The bits of a state that hold resource `r`'s part, pushed onto `out` as `(word, mask)`
+    /// pairs; false (the default) when the instance does not say.
+    ///
+    /// Instances that answer promise, for every resource: `r`'s part is changed only by
+    /// transitions whose footprint touches `r` with `W` or `A` (as for
+    /// [`enabled_on`](Self::enabled_on)), the parts of distinct resources are disjoint, and a
+    /// bit outside every part never changes. The unfolding then reads `r`'s part of the state
+    /// of a history from the state of the last event in it that changed `r`, instead of
+    /// firing the events of the history one by one.
+    fn resource_bits(&self, _r: Resource, _out: &mut Vec<(usize, u64)>) -> bool {
+        false
+    }
+
     /// A class of `t`'s guard on resource `r`, for instances that override
     /// [`enabled_on`](Self::enabled_on): transitions with equal `Some` classes on `r` get equal
     /// answers from `enabled_on(state, ·, r)` at every state. The unfolding then tests one

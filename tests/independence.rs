@@ -9,6 +9,7 @@ use unfold::explore::reach::explore;
 use unfold::model::net::{ArcKind, Net, NetBuilder};
 use unfold::model::net_system::NetSystem;
 use unfold::system::{System, Transition};
+use unfold::unfolding::parts::SlotParts;
 use unfold::unfolding::slots::SlotMap;
 
 /// A random net: up to 6 places and 6 transitions, weights 1–2, read arcs, markings 0–2.
@@ -166,6 +167,81 @@ proptest! {
     ) {
         let sys = NetSystem::with_bits(&net, bits);
         assert_cover(&sys, &SlotMap::new(&sys))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// What the assembly of history states rests on (`unfolding::parts`): the bits each slot
+    /// decides are disjoint, a firing changes only bits decided by slots of its transition, and
+    /// every transition's primary slot is one of its own. A net has parts unless some place has
+    /// two independent changers (two pure producers on 8-bit counters, say).
+    #[test]
+    fn slot_parts_cover_every_change(
+        net in arb_net(),
+        bits in prop::sample::select(vec![1u32, 8]),
+    ) {
+        let sys = NetSystem::with_bits(&net, bits);
+        let slots = SlotMap::new(&sys);
+        let parts = SlotParts::new(&sys, &slots);
+        // A place whose changers are not pairwise dependent is decided by no one slot.
+        let weight = |arcs: &[unfold::model::net::Arc], p: usize| {
+            arcs.iter().filter(|a| a.place as usize == p).map(|a| a.weight).sum::<u32>()
+        };
+        let changers = |p: usize| -> Vec<Transition> {
+            (0..net.transitions.len() as Transition)
+                .filter(|&t| {
+                    let t = &net.transitions[t as usize];
+                    weight(&t.pre, p) != weight(&t.post, p)
+                })
+                .collect()
+        };
+        let undecided = (0..net.places.len()).any(|p| {
+            let c = changers(p);
+            c.iter().any(|&a| c.iter().any(|&b| !sys.dependent(a, b)))
+        });
+        prop_assert_eq!(parts.is_some(), !undecided);
+        let Some(parts) = parts else { return Ok(()) };
+        let words = sys.state_words();
+        let mut owner = vec![vec![None; 64]; words];
+        for s in 0..slots.count() as u32 {
+            for &(w, m) in parts.of(s) {
+                for (bit, o) in owner[w as usize].iter_mut().enumerate() {
+                    if m >> bit & 1 == 1 {
+                        prop_assert_eq!(*o, None, "bit {} of word {}", bit, w);
+                        *o = Some(s);
+                    }
+                }
+            }
+        }
+        let n = sys.transition_count() as Transition;
+        for t in 0..n {
+            prop_assert!(parts.primary(t) < slots.of(t).len());
+        }
+        let limits = Limits::new(None, Some(256 * 1024));
+        let Ok(out) = explore(&sys, &limits, &mut |_| {}, &mut |_, _| {}) else {
+            return Ok(()); // counters overflowed
+        };
+        let mut next = vec![0; words];
+        for id in 0..out.space.len() {
+            let m = out.space.state(id as u32);
+            for t in (0..n).filter(|&t| sys.is_enabled(m, t)) {
+                if sys.fire(m, t, &mut next).is_err() {
+                    continue;
+                }
+                for w in 0..words {
+                    let changed = m[w] ^ next[w];
+                    for bit in (0..64).filter(|&b| changed >> b & 1 == 1) {
+                        let s = owner[w][bit];
+                        prop_assert!(
+                            s.is_some_and(|s| slots.of(t).contains(&s)),
+                            "t{} changes bit {} of word {}, decided by slot {:?}", t, bit, w, s
+                        );
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -8,6 +8,8 @@ use unfold::explore::udpor::{self, Cache, Pick, UdporOptions, UdporStats};
 use unfold::explore::{brute, traces};
 use unfold::model::net::{ArcKind, Net, NetBuilder};
 use unfold::model::net_system::NetSystem;
+use unfold::unfolding::event::HistoryStates;
+use unfold::unfolding::order::Order;
 
 /// A random acyclic net: every transition consumes from at least one place and produces only
 /// on places after all it consumes from, so every run is finite.
@@ -229,6 +231,37 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
         (b.traces, b.events, 0, b.deadlocks),
         "cache off"
     );
+    // The states of histories assembled from the slots' last events (which 1-bit counters
+    // allow) or fired event by event: the same exploration, cutoffs included (they compare
+    // the states of local configurations, and enabledness is tested on them).
+    for cutoffs in [None, Some(Order::Erv)] {
+        let run = |history_states| {
+            udpor::explore(
+                &sys,
+                &UdporOptions {
+                    cutoffs,
+                    history_states,
+                    ..UdporOptions::default()
+                },
+                &case_limits(),
+                &mut |_| {},
+            )
+        };
+        let (assembled, fired) = (run(HistoryStates::Auto), run(HistoryStates::Fire));
+        prop_assert!(assembled.is_ok() && fired.is_ok());
+        let (a, f) = (assembled.unwrap(), fired.unwrap());
+        prop_assert!(!f.assembled_histories);
+        prop_assert!(
+            bits != 1 || a.assembled_histories,
+            "1-bit counters assemble"
+        );
+        prop_assert_eq!(
+            (a.maximal_configurations, a.events, a.cutoffs, a.deadlocks),
+            (f.maximal_configurations, f.events, f.cutoffs, f.deadlocks),
+            "assembled vs fired histories, cutoffs {:?}",
+            cutoffs
+        );
+    }
     // k-partial alternatives (only the last k events of D not in conflict with C need a
     // conflicting event) may lead into blocked leaves, but the subtrees of Explore stay
     // disjoint and every maximal configuration is still reached: the counts stay exact.

@@ -53,7 +53,7 @@ use self::disabled::{DisabledSet, RunKey};
 use super::limits::{Limits, StopReason};
 use crate::system::{Access, Overflow, Resource, System, Transition};
 use crate::unfolding::cone::{ConeForest, ConeLayout};
-use crate::unfolding::event::{BOTTOM, ChildCursor, ConeEntry, EventId, EventStore};
+use crate::unfolding::event::{BOTTOM, ChildCursor, ConeEntry, EventId, EventStore, HistoryStates};
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{ConfigKey, KeyRoom, Order};
 use crate::unfolding::slots::Slot;
@@ -94,6 +94,8 @@ pub struct UdporOptions {
     pub listed_dependents: usize,
     /// How the event store lays out the events' cones.
     pub cones: ConeLayout,
+    /// How the event store computes the states of new events' histories.
+    pub history_states: HistoryStates,
 }
 
 /// The fate of the events `Remove` takes out of `U` (the garbage set `G`).
@@ -119,6 +121,7 @@ impl Default for UdporOptions {
             cache: Cache::Bounded,
             listed_dependents: 256,
             cones: ConeLayout::Auto,
+            history_states: HistoryStates::Auto,
         }
     }
 }
@@ -158,6 +161,9 @@ pub struct UdporStats {
     pub store_bytes: u64,
     /// Whether the events' cones were flat arrays at the end (see [`ConeLayout`]).
     pub flat_cones: bool,
+    /// Whether the states of histories were assembled from the slots' last events rather
+    /// than fired (see [`HistoryStates`]).
+    pub assembled_histories: bool,
     /// Cutoff events (distinct; included in `events`).
     pub cutoffs: u64,
     /// Maximal configurations whose only extensions are cutoffs.
@@ -649,6 +655,7 @@ pub fn explore_with_events<S: System + ?Sized>(
     x.stats.events = x.log.len() as u64 - 1;
     x.stats.store_bytes = x.store.bytes();
     x.stats.flat_cones = x.store.cones_are_flat();
+    x.stats.assembled_histories = x.store.assembles_histories();
     x.stats.peak_bytes = x.stats.peak_bytes.max(x.accounted_bytes());
     if opts.record_states {
         x.stats.deadlock_states = Some(x.deadlock_states.states().collect());
@@ -667,7 +674,7 @@ pub fn explore_with_events<S: System + ?Sized>(
 
 impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn new(sys: &'s S, opts: UdporOptions) -> Self {
-        let store = EventStore::with_cones(sys, opts.cones);
+        let store = EventStore::with_options(sys, opts.cones, opts.history_states);
         let n = sys.transition_count();
         let slots = store.slots();
         let mut members: FxHashMap<Slot, Vec<Transition>> = FxHashMap::default();
@@ -1547,17 +1554,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut states = std::mem::take(&mut self.state_scratch);
         states.resize(2 * self.words, 0);
         let (h, after) = states.split_at_mut(self.words);
-        let made = (|| {
-            let size = self.store.history_state(self.sys, preds, h)?;
-            if !self.sys.is_enabled(h, t) {
-                return Ok(None);
-            }
-            self.sys.fire(h, t, after)?;
-            let e = self.store.insert(t, preds, xs, size, after);
-            self.built(e);
-            Ok(Some(e))
-        })();
+        let made = self.store.make(self.sys, t, preds, xs, h, after);
         self.state_scratch = states;
+        if let Ok(Some(e)) = made {
+            self.built(e);
+        }
         made
     }
 

@@ -471,6 +471,15 @@ impl System for NetSystem<'_> {
         word..word + 1
     }
 
+    fn resource_bits(&self, r: Resource, out: &mut Vec<(usize, u64)>) -> bool {
+        // Place r's counter, where `with_bits` put it; arcs change it only with access A (W
+        // for productions with 1-bit counters), and a marking has nothing but counters.
+        let per_word = 64 / self.bits as usize;
+        let shift = (r as usize % per_word) as u32 * self.bits;
+        out.push((r as usize / per_word, self.capacity() << shift));
+        true
+    }
+
     fn guard_class(&self, t: Transition, r: Resource) -> Option<u64> {
         // enabled_on asks for `need` tokens on the place (none when t does not test it).
         Some(

@@ -515,6 +515,106 @@ impl ConeForest {
         })
     }
 
+    /// Calls `f(s, x, y)` for every slot `s` in the set `only` (a bitset over the slots) where
+    /// cone `a` names node `x` and cone `b` a different node `y` (⊥'s node `s` included).
+    /// Shared subtrees are skipped.
+    #[inline]
+    pub fn for_each_difference(
+        &self,
+        a: u32,
+        b: u32,
+        only: &[u64],
+        mut f: impl FnMut(u32, u32, u32),
+    ) {
+        debug_assert!(only.len() * 64 >= self.slots as usize);
+        if self.height == 1 {
+            // Flat cones, or one leaf: the common case, in whole leaves of 16 entries whose
+            // comparisons the compiler vectorises.
+            self.differences_in_leaf(a, b, 0, only, &mut f);
+        } else {
+            self.differences_at(a, b, self.height - 1, 0, only, &mut f);
+        }
+    }
+
+    fn differences_at(
+        &self,
+        a: u32,
+        b: u32,
+        level: u32,
+        base: u32,
+        only: &[u64],
+        f: &mut impl FnMut(u32, u32, u32),
+    ) {
+        if a == b {
+            return;
+        }
+        if level == 0 {
+            self.differences_in_leaf(a, b, base, only, f);
+            return;
+        }
+        let child = |x: u32, c: usize| {
+            if x == EMPTY {
+                EMPTY
+            } else {
+                self.tree_block(x)[c]
+            }
+        };
+        let shift = Self::shift(level);
+        for c in 0..FANOUT {
+            let child_base = base + ((c as u32) << shift);
+            if child_base >= self.slots {
+                break;
+            }
+            self.differences_at(child(a, c), child(b, c), level - 1, child_base, only, f);
+        }
+    }
+
+    /// [`for_each_difference`](Self::for_each_difference) in the leaves `a` and `b`, whose
+    /// first slot is `base`.
+    #[inline(always)]
+    fn differences_in_leaf(
+        &self,
+        a: u32,
+        b: u32,
+        base: u32,
+        only: &[u64],
+        f: &mut impl FnMut(u32, u32, u32),
+    ) {
+        if a == b {
+            return;
+        }
+        let n = (self.slots - base).min(self.width as u32) as usize;
+        let bottom: TreeBlock = std::array::from_fn(|i| i as u32);
+        for chunk in (0..n).step_by(FANOUT) {
+            // ⊥'s nodes are the slots themselves: an empty leaf reads as `base + i`.
+            let read = |x: u32| -> TreeBlock {
+                if x == EMPTY {
+                    bottom.map(|i| base + chunk as u32 + i)
+                } else {
+                    self.block(x)[chunk..chunk + FANOUT]
+                        .try_into()
+                        .expect("leaves are whole chunks")
+                }
+            };
+            let (xa, xb) = (read(a), read(b));
+            // Leaves start at multiples of 16, so their slots lie in one word of `only`
+            // (which has no bits past the last slot).
+            const { assert!(FANOUT == 16) };
+            let first = base as usize + chunk;
+            let mut differ = (only[first / 64] >> (first % 64)) as u32 & 0xFFFF;
+            let mut unequal = 0u32;
+            for i in 0..FANOUT {
+                unequal |= u32::from(xa[i] != xb[i]) << i;
+            }
+            differ &= unequal;
+            while differ != 0 {
+                let i = differ.trailing_zeros() as usize;
+                differ &= differ - 1;
+                f(first as u32 + i as u32, xa[i], xb[i]);
+            }
+        }
+    }
+
     /// Whether `f(s, x)` holds for some slot `s` where cone `root` names an event's node `x`
     /// (not ⊥).
     #[inline]
@@ -745,6 +845,27 @@ mod tests {
                     .map(|(x, y, _)| (x, y))
                     .collect();
                 assert_eq!(pairs, want);
+                // The slots where the two differ, among every third slot and a few more.
+                let only: Vec<u64> = (0..(slots as usize).div_ceil(64).max(1))
+                    .map(|w| {
+                        (0..64)
+                            .filter(|&i| {
+                                let s = w * 64 + i;
+                                s < slots as usize && (s % 3 == 0 || s % 7 == 5)
+                            })
+                            .fold(0u64, |m, i| m | 1 << i)
+                    })
+                    .collect();
+                let mut differences = Vec::new();
+                forest.for_each_difference(root, *other, &only, |s, x, y| {
+                    differences.push((s, x, y));
+                });
+                let want: Vec<(u32, u32, u32)> = (0..slots)
+                    .filter(|&s| only[s as usize / 64] >> (s % 64) & 1 == 1)
+                    .map(|s| (s, flat[s as usize], other_flat[s as usize]))
+                    .filter(|&(_, x, y)| x != y)
+                    .collect();
+                assert_eq!(differences, want);
                 // Folding both cones into a maximum over some of the slots, leaves already
                 // merged skipped: the same maximum, and a cone merged twice is read once.
                 let some: Vec<u32> = (0..slots).filter(|s| s % 3 != 1).collect();

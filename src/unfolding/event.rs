@@ -26,6 +26,7 @@ use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
 use super::cone::{ConeForest, ConeLayout, Deeper, EMPTY, FLAT_MAX};
+use super::parts::SlotParts;
 use super::slots::{Slot, SlotMap};
 use super::states::StateBlocks;
 use super::{grow, short_hash, table_hash};
@@ -82,6 +83,10 @@ struct SlotNode {
     parent_node: u32,
     jump_node: u32,
     jump_depth: u32,
+    /// How many events on the branch from ⊥ down to this node (this one included) have this
+    /// slot as their primary one (see [`SlotParts`]): summed over the slots of a
+    /// configuration's cone, its size (every event is counted on exactly one slot).
+    firsts: u32,
     /// The children of this node, in the order they were added, as a list threaded through
     /// the nodes: a node costs no allocation of its own, however many children it gets.
     first_child: u32,
@@ -98,6 +103,7 @@ impl SlotNode {
             parent_node: s,
             jump_node: s,
             jump_depth: 0,
+            firsts: 0,
             first_child: NO_NODE,
             last_child: NO_NODE,
             next_sibling: NO_NODE,
@@ -175,6 +181,19 @@ struct EventData {
     cone: u32,
 }
 
+/// How a store computes the state of a new event's history.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HistoryStates {
+    /// Assembled from the states of the history's last events on the slots where it reaches
+    /// beyond its largest predecessor, when the system says which bits each resource holds and
+    /// each resource is changed on one slot (see [`super::parts`]); fired otherwise.
+    #[default]
+    Auto,
+    /// Fired: the events of the history outside its largest predecessor's local
+    /// configuration, one by one.
+    Fire,
+}
+
 /// What the walk of [`EventStore::history_state`] does with an event it reaches.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Walk {
@@ -209,6 +228,9 @@ pub struct EventStore {
     cones: ConeForest,
     /// `state([e])` of every event, by id.
     states: StateBlocks,
+    /// The bits of the state each slot decides, when the system says (see [`super::parts`]):
+    /// states of histories are then assembled from those of their last events, not fired.
+    parts: Option<SlotParts>,
     /// The events by identity, each with its [`short_hash`].
     table: HashTable<(EventId, u32)>,
     /// Ids of removed events, for reuse.
@@ -239,11 +261,16 @@ pub struct EventStore {
 impl EventStore {
     /// A store holding only ⊥, whose state is the initial state of `sys`.
     pub fn new<S: System + ?Sized>(sys: &S) -> Self {
-        Self::with_cones(sys, ConeLayout::Auto)
+        Self::with_options(sys, ConeLayout::Auto, HistoryStates::Auto)
     }
 
-    /// [`new`](Self::new), with cones laid out as `layout` says.
-    pub fn with_cones<S: System + ?Sized>(sys: &S, layout: ConeLayout) -> Self {
+    /// [`new`](Self::new), with cones laid out as `layout` says and states of histories
+    /// computed as `history` says.
+    pub fn with_options<S: System + ?Sized>(
+        sys: &S,
+        layout: ConeLayout,
+        history: HistoryStates,
+    ) -> Self {
         let slots = SlotMap::new(sys);
         let n = slots.count();
         let words = sys.state_words();
@@ -275,6 +302,11 @@ impl EventStore {
                 ConeForest::new(n)
             },
             states,
+            parts: if history == HistoryStates::Fire {
+                None
+            } else {
+                SlotParts::new(sys, &slots)
+            },
             table: HashTable::new(),
             free_ids: Vec::new(),
             free_preds: FxHashMap::default(),
@@ -330,6 +362,12 @@ impl EventStore {
                     .map(|d| &mut d.cone),
             );
         }
+    }
+
+    /// Whether the states of histories are assembled from the slots' last events (see
+    /// [`HistoryStates`]).
+    pub fn assembles_histories(&self) -> bool {
+        self.parts.is_some()
     }
 
     /// Whether the cones are flat.
@@ -859,10 +897,7 @@ impl EventStore {
         preds: &[EventId],
         out: &mut [u64],
     ) -> Result<u32, Overflow> {
-        let base = *preds
-            .iter()
-            .max_by_key(|&&p| self.size(p))
-            .expect("a history has a maximal event");
+        let base = self.largest(preds);
         // Two stamps per walk: an event seen outside `[base]`, and one seen inside it.
         self.epoch = self.epoch.wrapping_add(2);
         if self.epoch < 2 {
@@ -937,6 +972,120 @@ impl EventStore {
         history_size: u32,
         state: &[u64],
     ) -> EventId {
+        let id = self.link(t, preds, xs);
+        self.events[id as usize].size = history_size + 1;
+        // The largest predecessor's state differs from this one in the fewest blocks.
+        let like = preds.iter().copied().max_by_key(|&p| self.size(p));
+        self.states.put(id, state, like);
+        id
+    }
+
+    /// Builds the event `<t, H>` if `t` is enabled at `state(H)`, and inserts it: `preds` are
+    /// the maximal events of `H` (sorted), `xs` the last event of `H` on each slot of `t` (in
+    /// the order of `slots.of(t)`). The event must not exist yet. `h` and `after` are scratch
+    /// room of [`words`](Self::words) words: they end as `state(H)` and `state([e])`.
+    pub fn make<S: System + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: Transition,
+        preds: &[EventId],
+        xs: &[ConeEntry],
+        h: &mut [u64],
+        after: &mut [u64],
+    ) -> Result<Option<EventId>, Overflow> {
+        if self.parts.is_none() || preds.len() == 1 {
+            // With one predecessor p, H = [p]: nothing to walk or to assemble.
+            let size = self.history_state(sys, preds, h)?;
+            if !sys.is_enabled(h, t) {
+                return Ok(None);
+            }
+            sys.fire(h, t, after)?;
+            return Ok(Some(self.insert(t, preds, xs, size, after)));
+        }
+        let base = self.largest(preds);
+        let id = self.link(t, preds, xs);
+        let size = self.assemble_history_state(id, base, h);
+        #[cfg(debug_assertions)]
+        {
+            let mut walked = vec![0; self.words];
+            let walked_size = self.history_state(sys, preds, &mut walked);
+            assert_eq!(walked_size, Ok(size), "|H| of <{t}, {preds:?}>");
+            assert_eq!(walked, h, "state(H) of <{t}, {preds:?}>");
+        }
+        let fired = if sys.is_enabled(h, t) {
+            sys.fire(h, t, after).map(|()| true)
+        } else {
+            Ok(false)
+        };
+        if fired != Ok(true) {
+            self.discard(id);
+            return fired.map(|_| None);
+        }
+        self.events[id as usize].size = size + 1;
+        self.states.put(id, after, Some(base));
+        Ok(Some(id))
+    }
+
+    /// The predecessor with the largest local configuration (the first of them).
+    fn largest(&self, preds: &[EventId]) -> EventId {
+        *preds
+            .iter()
+            .max_by_key(|&&p| self.size(p))
+            .expect("a history has a maximal event")
+    }
+
+    /// `state(H)` into `h`, and `|H|`, for the history `H` of the event `e` just linked (whose
+    /// state is not stored yet), from the state of `base`, its largest predecessor: on every
+    /// slot where `H` reaches further than `[base]`, the bits the slot decides come from the
+    /// state of `H`'s last event on it (see [`super::parts`]), and the events between count
+    /// towards the size.
+    fn assemble_history_state(&self, e: EventId, base: EventId, h: &mut [u64]) -> u32 {
+        let parts = self
+            .parts
+            .as_ref()
+            .expect("the system's slots decide its state");
+        self.states.read(base, h);
+        let mut size = self.size(base);
+        let (nodes, states) = (&self.nodes, &self.states);
+        let (mine, theirs) = (
+            self.events[e as usize].cone,
+            self.events[base as usize].cone,
+        );
+        self.cones
+            .for_each_difference(mine, theirs, parts.read(), |s, x, y| {
+                // On e's own slots, H's last event is e's parent.
+                let nx = &nodes[x as usize];
+                let x = if nx.event == e { nx.parent_node } else { x };
+                if x == y {
+                    return;
+                }
+                let (nx, ny) = (&nodes[x as usize], &nodes[y as usize]);
+                size += nx.firsts - ny.firsts;
+                for &(w, m) in parts.of(s) {
+                    let w = w as usize;
+                    h[w] = (h[w] & !m) | (states.word(nx.event, w) & m);
+                }
+            });
+        size
+    }
+
+    /// Takes back the event `e` just linked, whose state is not stored: the room of its nodes
+    /// is given back to `nodes` when they were the last, so that their order stays intact.
+    fn discard(&mut self, e: EventId) {
+        let d = self.events[e as usize];
+        let k = self.slots.of(d.label).len();
+        self.remove(e);
+        if d.node_start as usize + k == self.nodes.len() {
+            let run = self.free_nodes.get_mut(&(k as u32)).and_then(Vec::pop);
+            debug_assert_eq!(run, Some(d.node_start));
+            self.nodes.truncate(d.node_start as usize);
+            self.child_count.truncate(d.node_start as usize);
+        }
+    }
+
+    /// [`insert`](Self::insert) without the size and the state: the event's nodes, cone,
+    /// predecessors and table entry.
+    fn link(&mut self, t: Transition, preds: &[EventId], xs: &[ConeEntry]) -> EventId {
         debug_assert!(self.find(t, preds).is_none());
         let reused = self.free_ids.pop();
         let id = reused.unwrap_or(self.events.len() as EventId);
@@ -960,6 +1109,8 @@ impl EventStore {
                 start
             }
         };
+        // Each event counts towards the sizes of histories on one of its slots.
+        let primary = self.parts.as_ref().map_or(0, |p| p.primary(t));
         for (i, &parent) in xs.iter().enumerate().take(k) {
             let s = self.slots.of(t)[i];
             let pidx = parent.node as usize;
@@ -1013,6 +1164,7 @@ impl EventStore {
                 parent_node: pidx as u32,
                 jump_node,
                 jump_depth,
+                firsts: pnode.firsts + u32::from(i == primary),
                 first_child: NO_NODE,
                 last_child: NO_NODE,
                 next_sibling: NO_NODE,
@@ -1074,7 +1226,8 @@ impl EventStore {
             label: t,
             preds_start,
             preds_len,
-            size: history_size + 1,
+            // Set by the caller.
+            size: 0,
             node_start,
             level,
             cone,
@@ -1085,9 +1238,6 @@ impl EventStore {
             grow(&mut self.events, 1);
             self.events.push(data);
         }
-        // The largest predecessor's state differs from this one in the fewest blocks.
-        let like = preds.iter().copied().max_by_key(|&p| self.size(p));
-        self.states.put(id, state, like);
         self.live += 1;
         let h = short_hash(t, preds);
         self.table

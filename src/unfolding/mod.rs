@@ -5,6 +5,7 @@ pub mod cone;
 pub mod event;
 pub mod log;
 pub mod order;
+pub mod parts;
 pub mod slots;
 pub mod states;
 

@@ -147,6 +147,17 @@ impl StateBlocks {
         self.whole.then(|| &self.data[at..at + self.words])
     }
 
+    /// Word `w` of the state in `slot`.
+    #[inline]
+    pub fn word(&self, slot: u32, w: usize) -> u64 {
+        if self.whole {
+            self.data[slot as usize * self.words + w]
+        } else {
+            let b = self.table(slot)[w / self.width];
+            self.block(b)[w % self.width]
+        }
+    }
+
     /// Writes the state in `slot` into `out` (`words` long).
     pub fn read(&self, slot: u32, out: &mut [u64]) {
         self.read_words(slot, 0..self.words, out);

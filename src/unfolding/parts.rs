@@ -1,0 +1,132 @@
+//! Which bits of a state each slot decides, for systems that say where their resources lie
+//! ([`System::resource_bits`]).
+//!
+//! The transitions that change a resource `r` are pairwise dependent in the common case (every
+//! access a write, or read-and-add), so they share a slot `σ`. Inside a configuration `H` the
+//! events on `σ` form a chain, and its last one, `x`, has every event of `H` that changed `r` in
+//! its past: `r`'s part of `state(H)` is `r`'s part of `state([x])`. The state of a history is
+//! then the state of its largest predecessor with, on every slot where the history reaches
+//! further, the bits that slot decides copied from the state of the history's last event on it
+//! — no walk of the history, and no firing.
+//!
+//! A resource whose changers share no slot (pure additions to one counter commute, so two
+//! producers of a place of a non-safe net are independent) leaves the state of some history to
+//! no single event: such systems get no parts, and the store fires histories instead.
+
+use super::slots::{Slot, SlotMap};
+use crate::system::{Access, Resource, System};
+
+/// For every slot, the `(word, mask)` pairs of the state bits it decides (disjoint between
+/// slots; bits no slot decides never change).
+///
+/// The size of a history is counted on the slots too: every transition has a *primary* slot,
+/// and a history's events with primary slot `σ` are those on `σ`'s chain up to its last event
+/// there. A transition's primary slot is one that decides bits where it has one (it does when
+/// it changes a resource), so that most slots the counting reads are read for their bits anyway.
+#[derive(Clone, Debug)]
+pub struct SlotParts {
+    starts: Vec<u32>,
+    parts: Vec<(u32, u64)>,
+    /// By transition, the index of its primary slot in its list of slots.
+    primary: Vec<u32>,
+    /// The slots that decide bits or are some transition's primary, as a bitset.
+    read: Vec<u64>,
+}
+
+impl SlotParts {
+    /// The parts of the slots of `sys`, or `None` when some resource's part is not decided by
+    /// one slot (or the system does not say where its resources lie).
+    pub fn new<S: System + ?Sized>(sys: &S, slots: &SlotMap) -> Option<Self> {
+        let mut changers: Vec<Vec<u32>> = vec![Vec::new(); sys.resource_count()];
+        for t in 0..sys.transition_count() as u32 {
+            for touch in sys.footprint(t) {
+                // Exactly the accesses with W or A conflict with a read.
+                if touch.access.conflicts_with(Access::READ) {
+                    changers[touch.resource as usize].push(t);
+                }
+            }
+        }
+        let mut by_slot: Vec<Vec<(u32, u64)>> = vec![Vec::new(); slots.count()];
+        let mut covered = vec![0u64; sys.state_words()];
+        let mut bits = Vec::new();
+        for (r, ts) in changers.iter().enumerate() {
+            let Some((&first, rest)) = ts.split_first() else {
+                continue;
+            };
+            // A slot every changer of r is on.
+            let &slot = slots
+                .of(first)
+                .iter()
+                .find(|s| rest.iter().all(|&t| slots.of(t).binary_search(s).is_ok()))?;
+            bits.clear();
+            if !sys.resource_bits(r as Resource, &mut bits) {
+                return None;
+            }
+            for &(word, mask) in &bits {
+                let seen = covered.get_mut(word)?;
+                if *seen & mask != 0 {
+                    return None;
+                }
+                *seen |= mask;
+                by_slot[slot as usize].push((word as u32, mask));
+            }
+        }
+        let mut starts = Vec::with_capacity(by_slot.len() + 1);
+        let mut parts = Vec::new();
+        starts.push(0);
+        for mut list in by_slot {
+            // One mask per word.
+            list.sort_unstable_by_key(|&(w, _)| w);
+            for (w, m) in list {
+                let start = *starts.last().expect("starts begins with 0") as usize;
+                match parts[start..].last_mut() {
+                    Some((lw, lm)) if *lw == w => *lm |= m,
+                    _ => parts.push((w, m)),
+                }
+            }
+            starts.push(parts.len() as u32);
+        }
+        let mut read = vec![0u64; slots.count().div_ceil(64)];
+        let primary = (0..sys.transition_count() as u32)
+            .map(|t| {
+                let mine = slots.of(t);
+                let i = mine
+                    .iter()
+                    .position(|&s| starts[s as usize] < starts[s as usize + 1])
+                    .unwrap_or(0);
+                let s = mine[i] as usize;
+                read[s / 64] |= 1 << (s % 64);
+                i as u32
+            })
+            .collect();
+        for s in 0..slots.count() {
+            if starts[s] < starts[s + 1] {
+                read[s / 64] |= 1 << (s % 64);
+            }
+        }
+        Some(SlotParts {
+            starts,
+            parts,
+            primary,
+            read,
+        })
+    }
+
+    /// The bits slot `s` decides.
+    #[inline]
+    pub fn of(&self, s: Slot) -> &[(u32, u64)] {
+        &self.parts[self.starts[s as usize] as usize..self.starts[s as usize + 1] as usize]
+    }
+
+    /// The index of `t`'s primary slot in its list of slots.
+    #[inline]
+    pub fn primary(&self, t: u32) -> usize {
+        self.primary[t as usize] as usize
+    }
+
+    /// The slots whose entries the state and the size of a history are assembled from, as a
+    /// bitset over the slots.
+    pub fn read(&self) -> &[u64] {
+        &self.read
+    }
+}
