@@ -53,7 +53,9 @@ use self::disabled::{DisabledSet, RunKey};
 use super::limits::{Limits, StopReason};
 use crate::system::{Access, Overflow, Resource, System, Transition};
 use crate::unfolding::cone::{ConeForest, ConeLayout};
-use crate::unfolding::event::{BOTTOM, ChildCursor, ConeEntry, EventId, EventStore, HistoryStates};
+use crate::unfolding::event::{
+    BOTTOM, ChildCursor, ConeEntry, EventId, EventStore, HistoryStates, LabeledChildren,
+};
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{ConfigKey, KeyRoom, Order};
 use crate::unfolding::slots::Slot;
@@ -285,6 +287,9 @@ struct Explorer<'s, S: System + ?Sized> {
     /// `s` is the first slot that transition shares with `d`'s label.
     first_shared: Vec<(u32, bool)>,
     first_shared_round: u32,
+    /// Scratch room of `refresh_icf`: immediate conflicts found in a node's groups of
+    /// children, with their positions.
+    found_scratch: Vec<(u32, EventId)>,
     /// By slot: `[e]`'s entry there for the event `e` that push number `.0` added.
     e_cone: Vec<(u64, ConeEntry)>,
     /// Per transition, the resources it tests whose changers all lie in one of its slots,
@@ -716,6 +721,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             on_e: Vec::new(),
             d_parent: Vec::new(),
             first_shared: Vec::new(),
+            found_scratch: Vec::new(),
             first_shared_round: 0,
             e_cone: Vec::new(),
             guards,
@@ -2011,6 +2017,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let removals = self.store.siblings_removals(d);
         let i = d as usize;
         extend_with(&mut self.icf_memo, i + 1, || None);
+        // The siblings in arrays are scanned by label.
+        for k in 0..self.store.event_slots(d).len() {
+            let parent = self.store.parent_node_on_kth(d, k);
+            self.store.index_children(parent);
+        }
         let slots = self.store.event_slots(d);
         let mut memo = match self.icf_memo[i].take() {
             Some(m) if m.removals == removals => {
@@ -2060,42 +2071,69 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             let store = &self.store;
             let first_shared = &mut self.first_shared;
             let (cutoffs, cutoff) = (self.opts.cutoffs.is_some(), &self.cutoff);
-            memo.events.extend(
-                new.filter(|&(c, lc)| {
-                    if cutoffs && cutoff[c as usize] {
-                        return false;
+            // Siblings mostly repeat a few labels: the test on labels is kept per label.
+            let mut first_here = |lc: Transition| {
+                let (seen, first) = &mut first_shared[lc as usize];
+                if *seen != round {
+                    *seen = round;
+                    *first = slot_map
+                        .of(lc)
+                        .iter()
+                        .take_while(|&&x| x < s)
+                        .all(|&x| d_parent[x as usize] == u32::MAX);
+                }
+                *first
+            };
+            let in_conflict = |c: EventId, lc: Transition| {
+                if cutoffs && cutoff[c as usize] {
+                    return false;
+                }
+                let siblings_everywhere = slot_map.of(lc).iter().enumerate().all(|(j, &x)| {
+                    let want = d_parent[x as usize];
+                    want == u32::MAX || x <= s || store.parent_node_on_kth(c, j) as u32 == want
+                });
+                let found = siblings_everywhere && c != d && store.histories_compatible(d, c);
+                debug_assert_eq!(
+                    found,
+                    slot_map
+                        .of(lc)
+                        .iter()
+                        .take_while(|&&x| x < s)
+                        .all(|&x| d_parent[x as usize] == u32::MAX)
+                        && store.immediate_conflict_first_on(d, c, s)
+                );
+                found
+            };
+            match new {
+                LabeledChildren::Each(children) => {
+                    for c in children {
+                        let lc = store.label(c);
+                        if first_here(lc) && in_conflict(c, lc) {
+                            memo.events.push(c);
+                        }
                     }
-                    // Siblings mostly repeat a few labels: the test on labels is kept per label.
-                    let (seen, first) = &mut first_shared[lc as usize];
-                    if *seen != round {
-                        *seen = round;
-                        *first = slot_map
-                            .of(lc)
-                            .iter()
-                            .take_while(|&&x| x < s)
-                            .all(|&x| d_parent[x as usize] == u32::MAX);
+                }
+                LabeledChildren::Grouped { all, groups, from } => {
+                    // The labels whose events are kept on another slot are skipped whole; the
+                    // events found are put back in the order they were added.
+                    let mut found = std::mem::take(&mut self.found_scratch);
+                    found.clear();
+                    for (lc, group) in groups {
+                        if !first_here(*lc) {
+                            continue;
+                        }
+                        let new = &group[group.partition_point(|&p| p < from)..];
+                        found.extend(
+                            new.iter()
+                                .map(|&p| (p, all[p as usize].0))
+                                .filter(|&(_, c)| in_conflict(c, *lc)),
+                        );
                     }
-                    if !*first {
-                        return false;
-                    }
-                    let siblings_everywhere = slot_map.of(lc).iter().enumerate().all(|(j, &x)| {
-                        let want = d_parent[x as usize];
-                        want == u32::MAX || x <= s || store.parent_node_on_kth(c, j) as u32 == want
-                    });
-                    let found = siblings_everywhere && c != d && store.histories_compatible(d, c);
-                    debug_assert_eq!(
-                        found,
-                        slot_map
-                            .of(lc)
-                            .iter()
-                            .take_while(|&&x| x < s)
-                            .all(|&x| d_parent[x as usize] == u32::MAX)
-                            && store.immediate_conflict_first_on(d, c, s)
-                    );
-                    found
-                })
-                .map(|(c, _)| c),
-            );
+                    found.sort_unstable();
+                    memo.events.extend(found.iter().map(|&(_, c)| c));
+                    self.found_scratch = found;
+                }
+            }
             memo.seen[k] = self.store.last_child_of_node(parent);
         }
         for &s in slots {

@@ -140,6 +140,87 @@ impl Iterator for Children<'_> {
     }
 }
 
+/// The children of a node that has many, kept in arrays besides the list threaded through the
+/// nodes: in the order they were added, with their labels, so that long scans of siblings
+/// read memory in order; and, once a scan asks for it, by label, so that a scan for the
+/// siblings of some labels skips the others whole.
+#[derive(Clone, Debug, Default)]
+struct WideChildren {
+    /// In the order they were added.
+    all: Vec<(EventId, Transition)>,
+    /// By label, in the order the labels first came: the positions in `all` of the children
+    /// with that label, for the first `indexed` children.
+    groups: Vec<(Transition, Vec<u32>)>,
+    indexed: u32,
+}
+
+impl WideChildren {
+    /// Adds the child `c`; returns the bytes this took (see [`bytes`](Self::bytes)).
+    fn push(&mut self, c: EventId, label: Transition) -> usize {
+        self.all.push((c, label));
+        16
+    }
+
+    /// Brings the groups by label up to date; returns the bytes this took.
+    fn index_labels(&mut self) -> usize {
+        let mut bytes = 0;
+        for at in self.indexed..self.all.len() as u32 {
+            let label = self.all[at as usize].1;
+            // The labels under one node are few, and mostly come in runs: the last group is
+            // looked at first.
+            match self.groups.iter_mut().rev().find(|(l, _)| *l == label) {
+                Some((_, group)) => group.push(at),
+                None => {
+                    self.groups.push((label, vec![at]));
+                    bytes += 32;
+                }
+            }
+            bytes += 8;
+        }
+        self.indexed = self.all.len() as u32;
+        bytes
+    }
+
+    /// Takes the child `c` out; the positions after it move down by one.
+    fn remove(&mut self, c: EventId) {
+        let at = self.all.iter().position(|&(x, _)| x == c);
+        let at = at.expect("the child is in its parent's array") as u32;
+        self.all.remove(at as usize);
+        if at < self.indexed {
+            self.indexed -= 1;
+            for (_, group) in &mut self.groups {
+                group.retain(|&p| p != at);
+                group.iter_mut().filter(|p| **p > at).for_each(|p| *p -= 1);
+            }
+            self.groups.retain(|(_, group)| !group.is_empty());
+        }
+    }
+
+    /// Bytes held, counting arrays at twice their length (they grow by doubling).
+    fn bytes(&self) -> usize {
+        16 * self.all.len()
+            + self
+                .groups
+                .iter()
+                .map(|(_, g)| 32 + 8 * g.len())
+                .sum::<usize>()
+    }
+}
+
+/// The children of a node added after some point, by label where it has many (see
+/// [`EventStore::labeled_children_of_node_after`]).
+pub enum LabeledChildren<'a> {
+    /// One by one, as a list (their labels are the store's [`label`](EventStore::label)).
+    Each(Children<'a>),
+    /// By label: the children of each label are `all[p].0` for the positions `p` in its
+    /// group from `from` on (the groups are sorted).
+    Grouped {
+        all: &'a [(EventId, Transition)],
+        groups: &'a [(Transition, Vec<u32>)],
+        from: u32,
+    },
+}
+
 /// A place in a list of children, to come back to later and see only the children added since
 /// (see [`EventStore::children_after`]). It stays valid while no child is removed from that
 /// list ([`EventStore::siblings_removals`]).
@@ -218,11 +299,11 @@ pub struct EventStore {
     /// alone, and most runs never remove an event.
     children_removals: FxHashMap<u32, u32>,
     /// Per node, its number of children, up to [`WIDE_AT`]; past that, the node's children
-    /// are also kept in `wide`, in the same order, with their labels.
+    /// are also kept in `wide`, in the same order and by label.
     child_count: Vec<u8>,
-    wide: FxHashMap<u32, Vec<(EventId, Transition)>>,
-    /// Entries in `wide`'s arrays, for [`bytes`](Self::bytes).
-    wide_children: usize,
+    wide: FxHashMap<u32, WideChildren>,
+    /// Bytes held by `wide`'s arrays, for [`bytes`](Self::bytes).
+    wide_bytes: usize,
     /// The events' cones, sharing their common parts. A node of ⊥ (node `s` on slot `s`)
     /// stands for "no event on that slot"; nodes of events come after ⊥'s.
     cones: ConeForest,
@@ -295,7 +376,7 @@ impl EventStore {
             children_removals: FxHashMap::default(),
             child_count: vec![0; n],
             wide: FxHashMap::default(),
-            wide_children: 0,
+            wide_bytes: 0,
             cones: if layout == ConeLayout::Flat && n <= FLAT_MAX {
                 ConeForest::new_flat(n)
             } else {
@@ -414,7 +495,7 @@ impl EventStore {
             *removals = removals.wrapping_add(1);
             // A leaf's nodes have no children left, but may keep an emptied array.
             if let Some(array) = self.wide.remove(&me) {
-                self.wide_children -= array.len();
+                self.wide_bytes -= array.bytes();
             }
         }
         let h = short_hash(d.label, self.preds(e));
@@ -439,10 +520,9 @@ impl EventStore {
     /// Takes the node `child` out of the child list of the node `parent`.
     fn unlink_child(&mut self, parent: usize, child: u32) {
         if let Some(array) = self.wide.get_mut(&(parent as u32)) {
-            let e = self.nodes[child as usize].event;
-            let at = array.iter().position(|&(x, _)| x == e);
-            array.remove(at.expect("the child is in its parent's array"));
-            self.wide_children -= 1;
+            self.wide_bytes -= array.bytes();
+            array.remove(self.nodes[child as usize].event);
+            self.wide_bytes += array.bytes();
         } else {
             self.child_count[parent] -= 1;
         }
@@ -659,7 +739,7 @@ impl EventStore {
         if self.child_count[node] >= WIDE_AT
             && let Some(array) = self.wide.get(&(node as u32))
         {
-            return Children(ChildWalk::Array(array[cursor.seen as usize..].iter()));
+            return Children(ChildWalk::Array(array.all[cursor.seen as usize..].iter()));
         }
         let next = if cursor == ChildCursor::START {
             self.nodes[node].first_child
@@ -672,30 +752,41 @@ impl EventStore {
         })
     }
 
-    /// The children of the node `node` added after the one `cursor` names, with their labels
-    /// (see [`parent_node_on_kth`](Self::parent_node_on_kth) and
-    /// [`children_after`](Self::children_after)).
+    /// Groups the children of the node `node` by label, where it keeps them in arrays: for
+    /// [`labeled_children_of_node_after`](Self::labeled_children_of_node_after).
+    pub fn index_children(&mut self, node: usize) {
+        if self.child_count[node] >= WIDE_AT
+            && let Some(array) = self.wide.get_mut(&(node as u32))
+        {
+            self.wide_bytes += array.index_labels();
+        }
+    }
+
+    /// The children of the node `node` added after the one `cursor` names (see [`parent_node_on_kth`](Self::parent_node_on_kth) and
+    /// [`children_after`](Self::children_after)): grouped by label where the node keeps
+    /// them in arrays, so that a scan for some labels skips the others whole (as far as
+    /// [`index_children`](Self::index_children) grouped them: the scan must call it first).
     pub fn labeled_children_of_node_after(
         &self,
         node: usize,
         cursor: ChildCursor,
-    ) -> impl Iterator<Item = (EventId, Transition)> + '_ {
-        // An array holds the labels: a long list of siblings is then read without touching
-        // the siblings themselves.
-        let events = &self.events;
-        let (list, array) = match self.children_of_node_after(node, cursor) {
-            Children(ChildWalk::Array(it)) => (None, Some(it.copied())),
-            list => (Some(list.map(move |c| (c, events[c as usize].label))), None),
-        };
-        list.into_iter()
-            .flatten()
-            .chain(array.into_iter().flatten())
+    ) -> LabeledChildren<'_> {
+        if self.child_count[node] >= WIDE_AT
+            && let Some(array) = self.wide.get(&(node as u32))
+        {
+            return LabeledChildren::Grouped {
+                all: &array.all,
+                groups: &array.groups,
+                from: cursor.seen,
+            };
+        }
+        LabeledChildren::Each(self.children_of_node_after(node, cursor))
     }
 
     /// A cursor after the last child so far of the node `node`.
     pub fn last_child_of_node(&self, node: usize) -> ChildCursor {
         let seen = match self.wide.get(&(node as u32)) {
-            Some(array) if self.child_count[node] >= WIDE_AT => array.len() as u32,
+            Some(array) if self.child_count[node] >= WIDE_AT => array.all.len() as u32,
             _ => u32::from(self.child_count[node]),
         };
         ChildCursor {
@@ -1134,27 +1225,24 @@ impl EventStore {
             self.nodes[pidx].last_child = me;
             self.child_count[me as usize] = 0;
             if self.child_count[pidx] >= WIDE_AT {
-                self.wide
-                    .get_mut(&(pidx as u32))
-                    .expect("a wide node has its array")
-                    .push((id, t));
-                self.wide_children += 1;
+                let array = self.wide.get_mut(&(pidx as u32));
+                self.wide_bytes += array.expect("a wide node has its array").push(id, t);
             } else {
                 self.child_count[pidx] += 1;
                 if self.child_count[pidx] == WIDE_AT {
-                    let mut array = Vec::with_capacity(2 * WIDE_AT as usize);
+                    let mut array = WideChildren::default();
                     let mut at = self.nodes[pidx].first_child;
                     while at != NO_NODE {
                         // The new node (the last child) and its event are not written yet.
                         if at == me {
-                            array.push((id, t));
+                            array.push(id, t);
                             break;
                         }
                         let c = self.nodes[at as usize].event;
-                        array.push((c, self.events[c as usize].label));
+                        array.push(c, self.events[c as usize].label);
                         at = self.nodes[at as usize].next_sibling;
                     }
-                    self.wide_children += array.len();
+                    self.wide_bytes += array.bytes();
                     self.wide.insert(pidx as u32, array);
                 }
             }
@@ -1262,8 +1350,8 @@ impl EventStore {
             + self.children_removals.capacity() * 12
             + self.child_count.capacity()
             // Arrays grow by doubling: count them at twice their length.
-            + self.wide.capacity() * 40
-            + self.wide_children * 16
+            + self.wide.capacity() * 56
+            + self.wide_bytes
             + self.cones.bytes() as usize
             + self.roots_scratch.capacity() * 4
             + self.own_scratch.capacity() * 8
