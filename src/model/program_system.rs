@@ -997,6 +997,36 @@ impl System for ProgramSystem {
         &self.transitions[t as usize].footprint
     }
 
+    fn resource_bits(&self, r: Resource, out: &mut Vec<(usize, u64)>) -> bool {
+        // The layout of `new`: a variable's word; a lock's or a handler's 16-bit field; an
+        // instance's fields (status, counters) and register words. Every transition touches
+        // what it changes (see the module doc), and the state holds nothing else.
+        let field = |f: u32, out: &mut Vec<(usize, u64)>| {
+            out.push(((f / 4) as usize, 0xFFFF << (16 * (f % 4))));
+        };
+        let (nv, nl, nh) = (
+            self.var_names.len() as u32,
+            self.lock_names.len() as u32,
+            self.handler_names.len() as u32,
+        );
+        if r < nv {
+            out.push((self.small_words + r as usize, u64::MAX));
+        } else if r < nv + nl {
+            field(self.locks_f + (r - nv), out);
+        } else if r < nv + nl + nh {
+            field(self.handlers_f + (r - nv - nl), out);
+        } else {
+            let inst = &self.instances[(r - nv - nl - nh) as usize];
+            let code = &self.codes[inst.code];
+            for f in inst.status_f..inst.posts_f + code.sites.len() as u32 {
+                field(f, out);
+            }
+            let regs = self.small_words + self.var_names.len() + inst.regs_w as usize;
+            out.extend((regs..regs + code.registers.len()).map(|w| (w, u64::MAX)));
+        }
+        true
+    }
+
     fn describe_state(&self, state: &[u64]) -> String {
         let mut s = String::new();
         for (v, name) in self.var_names.iter().enumerate() {
