@@ -762,7 +762,8 @@ impl EventStore {
         }
     }
 
-    /// The children of the node `node` added after the one `cursor` names (see [`parent_node_on_kth`](Self::parent_node_on_kth) and
+    /// The children of the node `node` added after the one `cursor` names (see
+    /// [`parent_node_on_kth`](Self::parent_node_on_kth) and
     /// [`children_after`](Self::children_after)): grouped by label where the node keeps
     /// them in arrays, so that a scan for some labels skips the others whole (as far as
     /// [`index_children`](Self::index_children) grouped them: the scan must call it first).
@@ -1117,7 +1118,8 @@ impl EventStore {
         Ok(Some(id))
     }
 
-    /// The predecessor with the largest local configuration (the first of them).
+    /// The predecessor with the largest local configuration (the last of them if several
+    /// tie, as `max_by_key` picks).
     fn largest(&self, preds: &[EventId]) -> EventId {
         *preds
             .iter()
