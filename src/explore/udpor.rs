@@ -2113,6 +2113,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         }
                     }
                 }
+                LabeledChildren::Grouped { all, groups, from }
+                    if all.len() - (from as usize) < groups.len() =>
+                {
+                    // Fewer new siblings than labels: one by one.
+                    for &c in &all[from as usize..] {
+                        let lc = store.label(c);
+                        if first_here(lc) && in_conflict(c, lc) {
+                            memo.events.push(c);
+                        }
+                    }
+                }
                 LabeledChildren::Grouped { all, groups, from } => {
                     // The labels whose events are kept on another slot are skipped whole; the
                     // events found are put back in the order they were added.
@@ -2125,7 +2136,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         let new = &group[group.partition_point(|&p| p < from)..];
                         found.extend(
                             new.iter()
-                                .map(|&p| (p, all[p as usize].0))
+                                .map(|&p| (p, all[p as usize]))
                                 .filter(|&(_, c)| in_conflict(c, *lc)),
                         );
                     }

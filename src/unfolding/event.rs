@@ -118,7 +118,7 @@ enum ChildWalk<'a> {
     /// Following the list threaded through the nodes.
     List { nodes: &'a [SlotNode], next: u32 },
     /// Reading a node's array of children (see [`EventStore`]'s `wide`).
-    Array(std::slice::Iter<'a, (EventId, Transition)>),
+    Array(std::slice::Iter<'a, EventId>),
 }
 
 impl Iterator for Children<'_> {
@@ -135,46 +135,50 @@ impl Iterator for Children<'_> {
                 *next = node.next_sibling;
                 Some(node.event)
             }
-            ChildWalk::Array(it) => it.next().map(|&(e, _)| e),
+            ChildWalk::Array(it) => it.next().copied(),
         }
     }
 }
 
 /// The children of a node that has many, kept in arrays besides the list threaded through the
-/// nodes: in the order they were added, with their labels, so that long scans of siblings
-/// read memory in order; and, once a scan asks for it, by label, so that a scan for the
-/// siblings of some labels skips the others whole.
+/// nodes: in the order they were added, so that long scans of siblings read memory in order;
+/// and, once a scan asks for it, by label, so that a scan for the siblings of some labels
+/// reads neither the others nor the siblings themselves.
 #[derive(Clone, Debug, Default)]
 struct WideChildren {
     /// In the order they were added.
-    all: Vec<(EventId, Transition)>,
+    all: Vec<EventId>,
     /// By label, in the order the labels first came: the positions in `all` of the children
     /// with that label, for the first `indexed` children.
     groups: Vec<(Transition, Vec<u32>)>,
     indexed: u32,
+    /// Each label's group in `groups` (a node may have children of thousands of labels).
+    group_of: FxHashMap<Transition, u32>,
 }
 
 impl WideChildren {
     /// Adds the child `c`; returns the bytes this took (see [`bytes`](Self::bytes)).
-    fn push(&mut self, c: EventId, label: Transition) -> usize {
-        self.all.push((c, label));
-        16
+    fn push(&mut self, c: EventId) -> usize {
+        self.all.push(c);
+        8
     }
 
-    /// Brings the groups by label up to date; returns the bytes this took.
-    fn index_labels(&mut self) -> usize {
+    /// Brings the groups by label up to date, `label` giving the children's labels; returns
+    /// the bytes this took.
+    fn index_labels(&mut self, label: impl Fn(EventId) -> Transition) -> usize {
         let mut bytes = 0;
         for at in self.indexed..self.all.len() as u32 {
-            let label = self.all[at as usize].1;
-            // The labels under one node are few, and mostly come in runs: the last group is
-            // looked at first.
-            match self.groups.iter_mut().rev().find(|(l, _)| *l == label) {
-                Some((_, group)) => group.push(at),
-                None => {
-                    self.groups.push((label, vec![at]));
-                    bytes += 32;
-                }
-            }
+            let label = label(self.all[at as usize]);
+            // Labels mostly come in runs: the last group is looked at first.
+            let g = match self.groups.last() {
+                Some((l, _)) if *l == label => self.groups.len() - 1,
+                _ => *self.group_of.entry(label).or_insert_with(|| {
+                    self.groups.push((label, Vec::new()));
+                    bytes += 48;
+                    self.groups.len() as u32 - 1
+                }) as usize,
+            };
+            self.groups[g].1.push(at);
             bytes += 8;
         }
         self.indexed = self.all.len() as u32;
@@ -183,7 +187,7 @@ impl WideChildren {
 
     /// Takes the child `c` out; the positions after it move down by one.
     fn remove(&mut self, c: EventId) {
-        let at = self.all.iter().position(|&(x, _)| x == c);
+        let at = self.all.iter().position(|&x| x == c);
         let at = at.expect("the child is in its parent's array") as u32;
         self.all.remove(at as usize);
         if at < self.indexed {
@@ -193,16 +197,20 @@ impl WideChildren {
                 group.iter_mut().filter(|p| **p > at).for_each(|p| *p -= 1);
             }
             self.groups.retain(|(_, group)| !group.is_empty());
+            self.group_of.clear();
+            for (g, (label, _)) in self.groups.iter().enumerate() {
+                self.group_of.insert(*label, g as u32);
+            }
         }
     }
 
     /// Bytes held, counting arrays at twice their length (they grow by doubling).
     fn bytes(&self) -> usize {
-        16 * self.all.len()
+        8 * self.all.len()
             + self
                 .groups
                 .iter()
-                .map(|(_, g)| 32 + 8 * g.len())
+                .map(|(_, g)| 48 + 8 * g.len())
                 .sum::<usize>()
     }
 }
@@ -212,10 +220,10 @@ impl WideChildren {
 pub enum LabeledChildren<'a> {
     /// One by one, as a list (their labels are the store's [`label`](EventStore::label)).
     Each(Children<'a>),
-    /// By label: the children of each label are `all[p].0` for the positions `p` in its
-    /// group from `from` on (the groups are sorted).
+    /// By label: the children of each label are `all[p]` for the positions `p` in its group
+    /// from `from` on (the groups are sorted).
     Grouped {
-        all: &'a [(EventId, Transition)],
+        all: &'a [EventId],
         groups: &'a [(Transition, Vec<u32>)],
         from: u32,
     },
@@ -758,7 +766,8 @@ impl EventStore {
         if self.child_count[node] >= WIDE_AT
             && let Some(array) = self.wide.get_mut(&(node as u32))
         {
-            self.wide_bytes += array.index_labels();
+            let events = &self.events;
+            self.wide_bytes += array.index_labels(|c| events[c as usize].label);
         }
     }
 
@@ -1228,7 +1237,7 @@ impl EventStore {
             self.child_count[me as usize] = 0;
             if self.child_count[pidx] >= WIDE_AT {
                 let array = self.wide.get_mut(&(pidx as u32));
-                self.wide_bytes += array.expect("a wide node has its array").push(id, t);
+                self.wide_bytes += array.expect("a wide node has its array").push(id);
             } else {
                 self.child_count[pidx] += 1;
                 if self.child_count[pidx] == WIDE_AT {
@@ -1237,11 +1246,10 @@ impl EventStore {
                     while at != NO_NODE {
                         // The new node (the last child) and its event are not written yet.
                         if at == me {
-                            array.push(id, t);
+                            array.push(id);
                             break;
                         }
-                        let c = self.nodes[at as usize].event;
-                        array.push(c, self.events[c as usize].label);
+                        array.push(self.nodes[at as usize].event);
                         at = self.nodes[at as usize].next_sibling;
                     }
                     self.wide_bytes += array.bytes();
