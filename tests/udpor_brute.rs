@@ -476,6 +476,14 @@ fn conflict_family_work_does_not_grow_with_n() {
                 u.extension_searches,
                 u.enabled_checks
             );
+            // The siblings read while listing immediate conflicts stay linear in n: a list is
+            // refreshed by reading only the siblings added since (a scan that went through
+            // the labels of all of the token's n children at every refresh read n² of them).
+            assert!(
+                u.sibling_reads <= 4 * n as u64,
+                "conflict {n}, {pick:?}: {} siblings read",
+                u.sibling_reads
+            );
         }
         // Each competitor then races with a transition of its own: the searches and checks
         // per configuration stay bounded too.

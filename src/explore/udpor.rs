@@ -159,6 +159,8 @@ pub struct UdporStats {
     /// Events of `en(C)` looked at one by one as `C` grew (the runs of events that an added
     /// event disables on their key slot are passed over whole and not counted).
     pub enabled_checks: u64,
+    /// Siblings, and groups of siblings by label, read while listing immediate conflicts.
+    pub sibling_reads: u64,
     /// Bytes held by the event store at the end.
     pub store_bytes: u64,
     /// Whether the events' cones were flat arrays at the end (see [`ConeLayout`]).
@@ -2104,9 +2106,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 );
                 found
             };
+            let mut reads = 0;
             match new {
                 LabeledChildren::Each(children) => {
                     for c in children {
+                        reads += 1;
                         let lc = store.label(c);
                         if first_here(lc) && in_conflict(c, lc) {
                             memo.events.push(c);
@@ -2118,6 +2122,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 {
                     // Fewer new siblings than labels: one by one.
                     for &c in &all[from as usize..] {
+                        reads += 1;
                         let lc = store.label(c);
                         if first_here(lc) && in_conflict(c, lc) {
                             memo.events.push(c);
@@ -2130,10 +2135,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     let mut found = std::mem::take(&mut self.found_scratch);
                     found.clear();
                     for (lc, group) in groups {
+                        reads += 1;
                         if !first_here(*lc) {
                             continue;
                         }
                         let new = &group[group.partition_point(|&p| p < from)..];
+                        reads += new.len() as u64;
                         found.extend(
                             new.iter()
                                 .map(|&p| (p, all[p as usize]))
@@ -2145,6 +2152,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     self.found_scratch = found;
                 }
             }
+            self.stats.sibling_reads += reads;
             memo.seen[k] = self.store.last_child_of_node(parent);
         }
         for &s in slots {
