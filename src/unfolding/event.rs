@@ -13,10 +13,13 @@
 //!   change with its predecessors' cones, and comparisons skip the shared parts.
 //! - A node's children on its slot are a list threaded through the nodes themselves, so that
 //!   the millions of nodes of a large run cost no allocation each; the few nodes with many
-//!   children also keep them in an array, so that long scans of siblings read memory in order.
-//! - Each event keeps `state([e])`, computed from the state of its largest predecessor by
-//!   firing the few events of the history outside that predecessor's local configuration, and
-//!   stored in blocks shared with that predecessor's state ([`super::states`]).
+//!   children also keep them in an array, so that long scans of siblings read memory in order,
+//!   and group them by label once a scan asks, so that a scan skips the labels it has no use for.
+//! - Each event keeps `state([e])`, stored in blocks shared with its largest predecessor's
+//!   state ([`super::states`]). The state of its history is that predecessor's with, where the
+//!   system allows ([`super::parts`]), the bits of each slot on which the history reaches
+//!   further copied from the state of its last event there; otherwise the events of the history
+//!   outside that predecessor's local configuration are fired one by one.
 //! - Events can be removed again, leaves first (an event none of whose causal successors is
 //!   stored): that is how the exploration's memory-bounded cache gives memory back. A removed
 //!   event's id and storage are reused by later insertions, so the arrays stop growing once
