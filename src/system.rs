@@ -197,6 +197,16 @@ pub trait System {
     /// Fires `t` (which must be enabled) at `state`, writing the successor into `out`.
     fn fire(&self, state: &[u64], t: Transition, out: &mut [u64]) -> Result<(), Overflow>;
 
+    /// Fires `t` (which must be enabled) at `state`, in place; after an error `state` is
+    /// unspecified. Instances that answer [`resource_bits`](Self::resource_bits) promise that
+    /// this, like [`is_enabled`](Self::is_enabled), reads and writes only the bits of the
+    /// resources of `t`'s footprint: the unfolding then fires on a state of which only those
+    /// words are loaded. The default fires into a copy.
+    fn fire_in_place(&self, state: &mut [u64], t: Transition) -> Result<(), Overflow> {
+        let before = state.to_vec();
+        self.fire(&before, t, state)
+    }
+
     /// The footprint of `t`, sorted by resource.
     fn footprint(&self, t: Transition) -> &Footprint;
 

@@ -3,13 +3,15 @@
 //! firing them in either order reaches the same marking. And the slots built from it cover
 //! exactly the dependent pairs (DESIGN §2).
 
+mod common;
+
 use proptest::prelude::*;
 use unfold::explore::limits::Limits;
 use unfold::explore::reach::explore;
 use unfold::model::net::{ArcKind, Net, NetBuilder};
 use unfold::model::net_system::NetSystem;
 use unfold::system::{System, Transition};
-use unfold::unfolding::parts::SlotParts;
+use unfold::unfolding::parts::{SlotParts, TransitionWords};
 use unfold::unfolding::slots::SlotMap;
 
 /// A random net: up to 6 places and 6 transitions, weights 1–2, read arcs, markings 0–2.
@@ -224,9 +226,14 @@ proptest! {
             return Ok(()); // counters overflowed
         };
         let mut next = vec![0; words];
+        let words_of = TransitionWords::new(&sys);
+        prop_assert!(words_of.is_some(), "nets say where their places lie");
+        let words_of = words_of.unwrap();
         for id in 0..out.space.len() {
             let m = out.space.state(id as u32);
             for t in (0..n).filter(|&t| sys.is_enabled(m, t)) {
+                let local = common::check_local_firing(&sys, &words_of, m, t);
+                prop_assert!(local.is_ok(), "{}", local.unwrap_err());
                 if sys.fire(m, t, &mut next).is_err() {
                     continue;
                 }

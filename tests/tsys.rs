@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use proptest::prelude::*;
 use unfold::explore::brute::{self, BruteStats};
 use unfold::explore::limits::Limits;
@@ -15,7 +17,7 @@ use unfold::model::program::Program;
 use unfold::model::program_system::ProgramSystem;
 use unfold::system::System;
 use unfold::unfolding::event::HistoryStates;
-use unfold::unfolding::parts::SlotParts;
+use unfold::unfolding::parts::{SlotParts, TransitionWords};
 use unfold::unfolding::slots::SlotMap;
 
 fn example(name: &str) -> PathBuf {
@@ -334,11 +336,16 @@ proptest! {
         let (mut a, mut b, mut ab, mut ba) =
             (vec![0; words], vec![0; words], vec![0; words], vec![0; words]);
         let n = sys.transition_count() as u32;
+        let words_of = TransitionWords::new(&sys);
+        prop_assert!(words_of.is_some(), "programs say where their resources lie");
+        let words_of = words_of.unwrap();
         for s in states(&sys) {
             for t in 0..n {
                 if !sys.is_enabled(&s, t) {
                     continue;
                 }
+                let local = common::check_local_firing(&sys, &words_of, &s, t);
+                prop_assert!(local.is_ok(), "{}\n{}", local.unwrap_err(), text);
                 sys.fire(&s, t, &mut a).unwrap();
                 for u in 0..n {
                     if t == u || sys.dependent(t, u) {
@@ -407,6 +414,20 @@ proptest! {
         prop_assert_eq!(
             (a.maximal_configurations, a.events, a.deadlocks),
             (f.maximal_configurations, f.events, f.deadlocks)
+        );
+        // With 24 unused variables, states are too wide to be stored whole: events are built
+        // from the words their transitions touch and stored as changes to a predecessor's.
+        let pads: String = (0..24).map(|i| format!(", pad{i}")).collect();
+        let padded = text.replacen("var x, y", &format!("var x, y{pads}"), 1);
+        let program = tsys::parse_str(&padded).unwrap();
+        let wide = ProgramSystem::new(&program).unwrap();
+        prop_assert!(wide.state_words() > 16);
+        let opts = UdporOptions::default();
+        let w = udpor::explore(&wide, &opts, &Limits::default(), &mut |_| {}).unwrap();
+        prop_assert_eq!(
+            (w.maximal_configurations, w.events, w.deadlocks),
+            (f.maximal_configurations, f.events, f.deadlocks),
+            "wide states"
         );
     }
 }

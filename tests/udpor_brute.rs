@@ -208,6 +208,25 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
             cache
         );
     }
+    // Cutoffs compare the states of local configurations, which wide states keep as changes
+    // to their largest predecessor's: the same exploration as on the narrow states.
+    let with_cutoffs = |sys: &NetSystem| {
+        udpor::explore(
+            sys,
+            &UdporOptions {
+                cutoffs: Some(Order::Erv),
+                ..UdporOptions::default()
+            },
+            &case_limits(),
+            &mut |_| {},
+        )
+        .map(|u| (u.maximal_configurations, u.events, u.cutoffs, u.deadlocks))
+    };
+    prop_assert_eq!(
+        with_cutoffs(&wide_sys),
+        with_cutoffs(&sys),
+        "wide states, cutoffs"
+    );
     // With the cache off, Remove drops every event outside U at each backtrack, and the
     // events needed again are rebuilt: the exploration must not change.
     let off = udpor::explore(

@@ -59,7 +59,7 @@ use crate::unfolding::event::{
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{ConfigKey, KeyRoom, Order};
 use crate::unfolding::slots::Slot;
-use crate::unfolding::states::StateSet;
+use crate::unfolding::states::{BLOCK, StateSet, state_hash, word_hash};
 
 /// How `Explore` picks the next event among the candidates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -365,6 +365,21 @@ struct Explorer<'s, S: System + ?Sized> {
     /// `C` times the width of a state).
     state_undo: Vec<(u32, u64)>,
     state_undo_marks: Vec<usize>,
+    /// Whether states are too wide to be stored whole (more than [`BLOCK`] words): pushes
+    /// then fire in place and compare only the words an event's transition touches, and
+    /// deadlocks are hashed and stored from the words changed since the last one (the
+    /// fields below); smaller states are cheaper handled whole.
+    wide: bool,
+    /// [`state_hash`]`(state)`, kept as `state` changes when states are wide.
+    state_hash: u64,
+    /// The words of `state` changed since the last deadlock test (each once, flagged in
+    /// `dirty_mark`), and the slot of `deadlock_states` holding the state tested then: a new
+    /// deadlock is stored as that state with these words changed, and hashed without being
+    /// read.
+    dirty: Vec<u32>,
+    dirty_mark: Vec<bool>,
+    last_tested: Option<u32>,
+    dirty_changes: Vec<(u32, u64)>,
     /// `state(∅)`.
     initial: Vec<u64>,
     /// Room for `state(C ∪ {e})` in push.
@@ -759,6 +774,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             record_conflicts: None,
             evicted_conflicts: FxHashSet::default(),
             state: initial.clone(),
+            wide: words > BLOCK,
+            state_hash: state_hash(&initial),
+            dirty: Vec::new(),
+            dirty_mark: vec![false; words],
+            last_tested: None,
+            dirty_changes: Vec::new(),
             state_undo: Vec::new(),
             state_undo_marks: Vec::new(),
             next_state: Vec::new(),
@@ -892,7 +913,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
         // en(∅): the events <t, {⊥}>.
         let mut initial = Vec::new();
-        let mut scratch = vec![0u64; self.words];
+        let mut xs = Vec::new();
         for t in 0..self.sys.transition_count() as Transition {
             if self.stats.stopped.is_some() {
                 break;
@@ -906,22 +927,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
             }
             if self.sys.is_enabled(&self.initial, t) {
-                self.sys.fire(&self.initial, t, &mut scratch)?;
-                let xs: Vec<ConeEntry> = self
-                    .store
-                    .slots()
-                    .of(t)
-                    .iter()
-                    .map(|&s| ConeEntry::bottom(s))
-                    .collect();
-                let e = match self.store.find(t, &[BOTTOM]) {
-                    Some(e) => e,
-                    None => {
-                        let e = self.store.insert(t, &[BOTTOM], &xs, 0, &scratch);
-                        self.built(e);
-                        e
-                    }
-                };
+                xs.clear();
+                xs.extend(
+                    self.store
+                        .slots()
+                        .of(t)
+                        .iter()
+                        .map(|&s| ConeEntry::bottom(s)),
+                );
+                let e = self
+                    .make_event_with(t, &[BOTTOM], &xs)?
+                    .expect("t is enabled at the initial state");
                 initial.push(e);
             }
         }
@@ -1126,7 +1142,30 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             stuck,
             !(0..self.sys.transition_count() as Transition).any(|t| self.sys.is_enabled(state, t))
         );
-        if stuck && !self.sys.is_terminal(state) && self.deadlock_states.insert(state) {
+        if !stuck || self.sys.is_terminal(state) {
+            return;
+        }
+        let new = if self.wide {
+            // Stored as the state of the last test with the words changed since.
+            let mut changes = std::mem::take(&mut self.dirty_changes);
+            changes.clear();
+            changes.extend(self.dirty.iter().map(|&w| (w, state[w as usize])));
+            let (slot, new) = self.deadlock_states.insert_hashed(
+                state,
+                self.state_hash,
+                self.last_tested.map(|l| (l, &mut changes[..])),
+            );
+            self.dirty_changes = changes;
+            self.last_tested = Some(slot);
+            for &w in &self.dirty {
+                self.dirty_mark[w as usize] = false;
+            }
+            self.dirty.clear();
+            new
+        } else {
+            self.deadlock_states.insert(state)
+        };
+        if new {
             self.stats.deadlocks += 1;
             if self.deadlock_events.len() < 256 {
                 let lids: Vec<LogId> = self.c.iter().map(|&e| self.log_id[e as usize]).collect();
@@ -1143,17 +1182,40 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn push(&mut self, e: EventId) -> Result<(), Overflow> {
         let level = self.c.len();
         // state(C ∪ {e}), with the words it changes remembered for pop.
+        let label = self.store.label(e);
+        let mark = self.state_undo.len();
+        self.state_undo_marks.push(mark);
         let mut next = std::mem::take(&mut self.next_state);
-        next.resize(self.words, 0);
-        self.sys.fire(&self.state, self.store.label(e), &mut next)?;
-        self.state_undo_marks.push(self.state_undo.len());
-        for (w, (now, new)) in self.state.iter_mut().zip(&next).enumerate() {
-            if *now != *new {
-                self.state_undo.push((w as u32, *now));
-                *now = *new;
+        match self.store.touched_words(label).filter(|_| self.wide) {
+            Some(words) => {
+                // Only the words of e's footprint can change: fire in place, compare those.
+                next.clear();
+                next.extend(words.iter().map(|&w| self.state[w as usize]));
+                self.sys.fire_in_place(&mut self.state, label)?;
+                for (&w, &old) in words.iter().zip(&next) {
+                    if self.state[w as usize] != old {
+                        self.state_undo.push((w, old));
+                    }
+                }
+            }
+            None => {
+                next.resize(self.words, 0);
+                self.sys.fire(&self.state, label, &mut next)?;
+                for (w, (now, new)) in self.state.iter_mut().zip(&next).enumerate() {
+                    if *now != *new {
+                        self.state_undo.push((w as u32, *now));
+                        *now = *new;
+                    }
+                }
             }
         }
         self.next_state = next;
+        if self.wide {
+            for i in mark..self.state_undo.len() {
+                let (w, old) = self.state_undo[i];
+                self.note_change(w, old, self.state[w as usize]);
+            }
+        }
         self.touch(e);
         self.c.push(e);
         self.pushes += 1;
@@ -1265,7 +1327,25 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mark = self.state_undo_marks.pop().expect("state undo mark");
         while self.state_undo.len() > mark {
             let (w, old) = self.state_undo.pop().expect("state undo entry");
+            if self.wide {
+                self.note_change(w, self.state[w as usize], old);
+            }
             self.state[w as usize] = old;
+        }
+    }
+
+    /// Word `w` of `state` goes from `old` to `new`: updates its hash, and flags the word
+    /// for the next deadlock test.
+    #[inline]
+    fn note_change(&mut self, w: u32, old: u64, new: u64) {
+        self.state_hash = self
+            .state_hash
+            .wrapping_sub(word_hash(w as usize, old))
+            .wrapping_add(word_hash(w as usize, new));
+        let flag = &mut self.dirty_mark[w as usize];
+        if !*flag {
+            *flag = true;
+            self.dirty.push(w);
         }
     }
 

@@ -533,6 +533,11 @@ impl System for NetSystem<'_> {
     #[inline]
     fn fire(&self, state: &[u64], t: Transition, out: &mut [u64]) -> Result<(), Overflow> {
         out.copy_from_slice(state);
+        self.fire_in_place(out, t)
+    }
+
+    #[inline]
+    fn fire_in_place(&self, out: &mut [u64], t: Transition) -> Result<(), Overflow> {
         let c = &self.compiled[t as usize];
         if self.bits == 1 {
             if let Some(ch) = c.wide_add {

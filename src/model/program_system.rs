@@ -967,6 +967,10 @@ impl System for ProgramSystem {
 
     fn fire(&self, state: &[u64], t: Transition, out: &mut [u64]) -> Result<(), Overflow> {
         out.copy_from_slice(state);
+        self.fire_in_place(out, t)
+    }
+
+    fn fire_in_place(&self, out: &mut [u64], t: Transition) -> Result<(), Overflow> {
         let tr = &self.transitions[t as usize];
         let i = tr.inst;
         let inst = &self.instances[i as usize];

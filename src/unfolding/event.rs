@@ -29,9 +29,9 @@ use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
 use super::cone::{ConeForest, ConeLayout, Deeper, EMPTY, FLAT_MAX};
-use super::parts::SlotParts;
+use super::parts::{SlotParts, TransitionWords};
 use super::slots::{Slot, SlotMap};
-use super::states::StateBlocks;
+use super::states::{BLOCK, StateBlocks};
 use super::{grow, short_hash, table_hash};
 use crate::system::{Overflow, System, Transition};
 
@@ -286,6 +286,39 @@ pub enum HistoryStates {
     Fire,
 }
 
+/// Scratch room of a sparse build: which words of the history's state are loaded.
+#[derive(Default)]
+struct SparseRoom {
+    /// By word, the epoch in which it was loaded.
+    stamp: Vec<u32>,
+    epoch: u32,
+    loaded: Vec<u32>,
+    changes: Vec<(u32, u64)>,
+}
+
+impl SparseRoom {
+    /// Forgets the words loaded (for states of `words` words).
+    fn begin(&mut self, words: usize) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 || self.stamp.len() < words {
+            self.stamp.clear();
+            self.stamp.resize(words, 0);
+            self.epoch = 1;
+        }
+        self.loaded.clear();
+    }
+
+    /// Loads word `w` of `base`'s state into `h`, unless it is loaded already.
+    #[inline]
+    fn load(&mut self, w: usize, h: &mut [u64], states: &StateBlocks, base: EventId) {
+        if self.stamp[w] != self.epoch {
+            self.stamp[w] = self.epoch;
+            self.loaded.push(w as u32);
+            h[w] = states.word(base, w);
+        }
+    }
+}
+
 /// What the walk of [`EventStore::history_state`] does with an event it reaches.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Walk {
@@ -323,6 +356,11 @@ pub struct EventStore {
     /// The bits of the state each slot decides, when the system says (see [`super::parts`]):
     /// states of histories are then assembled from those of their last events, not fired.
     parts: Option<SlotParts>,
+    /// The words each transition reads and writes, when the system says (and histories are
+    /// not to be fired): states of many words are then built from those words alone.
+    words_of: Option<TransitionWords>,
+    /// Scratch room of [`make_sparse`](Self::make_sparse).
+    sparse: SparseRoom,
     /// The events by identity, each with its [`short_hash`].
     table: HashTable<(EventId, u32)>,
     /// Ids of removed events, for reuse.
@@ -399,6 +437,12 @@ impl EventStore {
             } else {
                 SlotParts::new(sys, &slots)
             },
+            words_of: if history == HistoryStates::Fire {
+                None
+            } else {
+                TransitionWords::new(sys)
+            },
+            sparse: SparseRoom::default(),
             table: HashTable::new(),
             free_ids: Vec::new(),
             free_preds: FxHashMap::default(),
@@ -460,6 +504,13 @@ impl EventStore {
     /// [`HistoryStates`]).
     pub fn assembles_histories(&self) -> bool {
         self.parts.is_some()
+    }
+
+    /// The words of a state `t` reads or writes, when the system says (see
+    /// [`TransitionWords`]) and histories are not to be fired.
+    #[inline]
+    pub fn touched_words(&self, t: Transition) -> Option<&[u32]> {
+        self.words_of.as_ref().map(|w| w.of(t))
     }
 
     /// Whether the cones are flat.
@@ -1097,6 +1148,12 @@ impl EventStore {
         h: &mut [u64],
         after: &mut [u64],
     ) -> Result<Option<EventId>, Overflow> {
+        if self.words_of.is_some()
+            && self.words > BLOCK
+            && (preds.len() == 1 || self.parts.is_some())
+        {
+            return self.make_sparse(sys, t, preds, xs, h);
+        }
         if self.parts.is_none() || preds.len() == 1 {
             // With one predecessor p, H = [p]: nothing to walk or to assemble.
             let size = self.history_state(sys, preds, h)?;
@@ -1130,6 +1187,94 @@ impl EventStore {
         Ok(Some(id))
     }
 
+    /// [`make`](Self::make) for states of many words: `h` gets only the words the history's
+    /// assembly patches and the words `t` reads or writes (its other words are stale), `t` is
+    /// fired on them in place, and the new state is stored as the largest predecessor's with
+    /// the words that differ. The cost follows the history's difference and `t`'s footprint,
+    /// not the size of the state.
+    fn make_sparse<S: System + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: Transition,
+        preds: &[EventId],
+        xs: &[ConeEntry],
+        h: &mut [u64],
+    ) -> Result<Option<EventId>, Overflow> {
+        let base = self.largest(preds);
+        let mut room = std::mem::take(&mut self.sparse);
+        room.begin(self.words);
+        let (linked, size) = if preds.len() == 1 {
+            (None, self.size(base))
+        } else {
+            let id = self.link(t, preds, xs);
+            let states = &self.states;
+            let size = self.assemble_history(id, base, |w, m, x| {
+                room.load(w, h, states, base);
+                h[w] = (h[w] & !m) | (states.word(x, w) & m);
+            });
+            (Some(id), size)
+        };
+        let words_of = self.words_of.as_ref().expect("checked by make");
+        for &w in words_of.of(t) {
+            room.load(w as usize, h, &self.states, base);
+        }
+        let fired = if sys.is_enabled(h, t) {
+            sys.fire_in_place(h, t).map(|()| true)
+        } else {
+            Ok(false)
+        };
+        let result = if fired == Ok(true) {
+            room.changes.clear();
+            for &w in &room.loaded {
+                let w = w as usize;
+                if h[w] != self.states.word(base, w) {
+                    room.changes.push((w as u32, h[w]));
+                }
+            }
+            let id = linked.unwrap_or_else(|| self.link(t, preds, xs));
+            self.events[id as usize].size = size + 1;
+            self.states.put_changes(id, base, &mut room.changes);
+            Ok(Some(id))
+        } else {
+            if let Some(id) = linked {
+                self.discard(id);
+            }
+            fired.map(|_| None)
+        };
+        self.sparse = room;
+        #[cfg(debug_assertions)]
+        self.check_sparse(sys, t, preds, &result);
+        result
+    }
+
+    /// Debug builds: the event [`make_sparse`](Self::make_sparse) built (or did not) against
+    /// the whole state of its history, fired.
+    #[cfg(debug_assertions)]
+    fn check_sparse<S: System + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: Transition,
+        preds: &[EventId],
+        result: &Result<Option<EventId>, Overflow>,
+    ) {
+        let mut full = vec![0; self.words];
+        let size = self.history_state(sys, preds, &mut full);
+        let enabled = size.is_ok() && sys.is_enabled(&full, t);
+        match result {
+            Ok(Some(id)) => {
+                assert!(enabled, "<{t}, {preds:?}> built, but t is not enabled");
+                assert_eq!(size, Ok(self.size(*id) - 1), "|H| of <{t}, {preds:?}>");
+                let mut after = vec![0; self.words];
+                sys.fire(&full, t, &mut after).expect("fired sparsely");
+                let mut got = vec![0; self.words];
+                self.states.read(*id, &mut got);
+                assert_eq!(got, after, "state of <{t}, {preds:?}>");
+            }
+            Ok(None) => assert!(!enabled, "<{t}, {preds:?}> not built, but t is enabled"),
+            Err(_) => {}
+        }
+    }
+
     /// The predecessor with the largest local configuration (the last of them if several
     /// tie, as `max_by_key` picks).
     fn largest(&self, preds: &[EventId]) -> EventId {
@@ -1145,13 +1290,28 @@ impl EventStore {
     /// state of `H`'s last event on it (see [`super::parts`]), and the events between count
     /// towards the size.
     fn assemble_history_state(&self, e: EventId, base: EventId, h: &mut [u64]) -> u32 {
+        self.states.read(base, h);
+        let states = &self.states;
+        self.assemble_history(e, base, |w, m, x| {
+            h[w] = (h[w] & !m) | (states.word(x, w) & m);
+        })
+    }
+
+    /// The walk of [`assemble_history_state`](Self::assemble_history_state): calls
+    /// `patch(w, m, x)` for the bits `m` of word `w` that `state(H)` takes from `state([x])`
+    /// (the others are `base`'s), and returns `|H|`.
+    fn assemble_history(
+        &self,
+        e: EventId,
+        base: EventId,
+        mut patch: impl FnMut(usize, u64, EventId),
+    ) -> u32 {
         let parts = self
             .parts
             .as_ref()
             .expect("the system's slots decide its state");
-        self.states.read(base, h);
         let mut size = self.size(base);
-        let (nodes, states) = (&self.nodes, &self.states);
+        let nodes = &self.nodes;
         let (mine, theirs) = (
             self.events[e as usize].cone,
             self.events[base as usize].cone,
@@ -1167,8 +1327,7 @@ impl EventStore {
                 let (nx, ny) = (&nodes[x as usize], &nodes[y as usize]);
                 size += nx.firsts - ny.firsts;
                 for &(w, m) in parts.of(s) {
-                    let w = w as usize;
-                    h[w] = (h[w] & !m) | (states.word(nx.event, w) & m);
+                    patch(w as usize, m, nx.event);
                 }
             });
         size

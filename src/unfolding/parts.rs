@@ -130,3 +130,53 @@ impl SlotParts {
         &self.read
     }
 }
+
+/// For every transition, the words of a state its footprint's resources lie in
+/// ([`System::resource_bits`]): all that firing it or testing it reads or writes. A state of
+/// many words can then be fired on with only these words loaded, and its change found by
+/// comparing only these.
+#[derive(Clone, Debug)]
+pub struct TransitionWords {
+    starts: Vec<u32>,
+    words: Vec<u32>,
+}
+
+impl TransitionWords {
+    /// The words of every transition of `sys`, or `None` when the system does not say where
+    /// its resources lie.
+    pub fn new<S: System + ?Sized>(sys: &S) -> Option<Self> {
+        let mut of_resource: Vec<Vec<u32>> = Vec::with_capacity(sys.resource_count());
+        let mut bits = Vec::new();
+        for r in 0..sys.resource_count() {
+            bits.clear();
+            if !sys.resource_bits(r as Resource, &mut bits) {
+                return None;
+            }
+            let mut words: Vec<u32> = bits.iter().map(|&(w, _)| w as u32).collect();
+            words.sort_unstable();
+            words.dedup();
+            of_resource.push(words);
+        }
+        let mut starts = Vec::with_capacity(sys.transition_count() + 1);
+        let mut words = Vec::new();
+        starts.push(0);
+        let mut mine = Vec::new();
+        for t in 0..sys.transition_count() as u32 {
+            mine.clear();
+            for touch in sys.footprint(t) {
+                mine.extend_from_slice(of_resource.get(touch.resource as usize)?);
+            }
+            mine.sort_unstable();
+            mine.dedup();
+            words.extend_from_slice(&mine);
+            starts.push(words.len() as u32);
+        }
+        Some(TransitionWords { starts, words })
+    }
+
+    /// The words `t` reads or writes, in increasing order.
+    #[inline]
+    pub fn of(&self, t: u32) -> &[u32] {
+        &self.words[self.starts[t as usize] as usize..self.starts[t as usize + 1] as usize]
+    }
+}

@@ -7,11 +7,9 @@
 //! 100 000 places, about 0.6 KiB instead of 12.5 KiB). States of one block or less are
 //! stored whole, by slot, and read in place: sharing them would save nothing.
 
-use std::hash::Hasher;
 use std::ops::Range;
 
 use hashbrown::HashTable;
-use rustc_hash::FxHasher;
 
 use super::grow;
 
@@ -104,6 +102,80 @@ impl StateBlocks {
             self.tables[s * self.per_state + k] = b;
         }
         self.set[s] = true;
+    }
+
+    /// Stores in `slot` (which must hold none) the state in slot `like` with the words of
+    /// `changes` set to their values (a word at most once; sorted here): the blocks no change
+    /// touches are shared without being read, so this costs the table and the changed blocks,
+    /// not the whole state.
+    pub fn put_changes(&mut self, slot: u32, like: u32, changes: &mut [(u32, u64)]) {
+        let (s, l) = (slot as usize, like as usize);
+        if self.whole {
+            resize_to(&mut self.data, (s + 1) * self.words);
+            self.data
+                .copy_within(l * self.words..(l + 1) * self.words, s * self.words);
+            for &(w, v) in changes.iter() {
+                self.data[s * self.words + w as usize] = v;
+            }
+            return;
+        }
+        if self.set.len() <= s {
+            resize_to(&mut self.set, s + 1);
+            resize_to(&mut self.tables, (s + 1) * self.per_state);
+        }
+        debug_assert!(!self.set[s], "slot {slot} already holds a state");
+        debug_assert!(self.set[l], "slot {like} holds no state");
+        let ps = self.per_state;
+        self.tables.copy_within(l * ps..(l + 1) * ps, s * ps);
+        changes.sort_unstable_by_key(|&(w, _)| w);
+        let mut rest = &changes[..];
+        while let Some(&(w, _)) = rest.first() {
+            let k = w as usize / self.width;
+            let end = rest
+                .iter()
+                .position(|&(x, _)| x as usize / self.width != k)
+                .unwrap_or(rest.len());
+            let (group, after) = rest.split_at(end);
+            rest = after;
+            let old = self.tables[s * ps + k];
+            let base = k * self.width;
+            if group
+                .iter()
+                .all(|&(w, v)| self.block(old)[w as usize - base] == v)
+            {
+                continue;
+            }
+            let b = self.alloc_copy(old);
+            let at = b as usize * self.width - base;
+            for &(w, v) in group {
+                self.data[at + w as usize] = v;
+            }
+            self.tables[s * ps + k] = b;
+        }
+        for k in 0..ps {
+            let b = self.tables[s * ps + k];
+            self.refs[b as usize] += 1;
+        }
+        self.set[s] = true;
+    }
+
+    /// A new block, a copy of block `from`.
+    fn alloc_copy(&mut self, from: u32) -> u32 {
+        let b = match self.free.pop() {
+            Some(b) => b,
+            None => {
+                let b = self.refs.len() as u32;
+                grow(&mut self.refs, 1);
+                grow(&mut self.data, self.width);
+                self.refs.push(0);
+                self.data.resize(self.data.len() + self.width, 0);
+                b
+            }
+        };
+        let w = self.width;
+        self.data
+            .copy_within(from as usize * w..(from as usize + 1) * w, b as usize * w);
+        b
     }
 
     fn alloc(&mut self, part: &[u64]) -> u32 {
@@ -206,6 +278,27 @@ impl StateBlocks {
     }
 }
 
+/// The share of word `w` holding `v` in a state's hash: the hash of a state is the sum of its
+/// words' shares ([`state_hash`]), so that changing a word updates it in constant time.
+#[inline]
+pub fn word_hash(w: usize, v: u64) -> u64 {
+    // MurmurHash3's finalizer, on the value keyed by its position.
+    let mut x = v ^ (w as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    x ^ (x >> 33)
+}
+
+/// The hash of a state: the sum of its words' [`word_hash`]es.
+pub fn state_hash(state: &[u64]) -> u64 {
+    state
+        .iter()
+        .enumerate()
+        .fold(0u64, |h, (w, &v)| h.wrapping_add(word_hash(w, v)))
+}
+
 /// A set of distinct states, in shared blocks: each state added shares the blocks equal to
 /// those of the state added just before it (the successive deadlocks of a depth-first
 /// exploration differ in a few words; n-way conflicts over n places have n of them).
@@ -227,30 +320,41 @@ impl StateSet {
         }
     }
 
-    fn hash(state: &[u64]) -> u64 {
-        let mut h = FxHasher::default();
-        for &w in state {
-            h.write_u64(w);
-        }
-        h.finish()
-    }
-
     /// Adds `state`; whether it was not in the set yet.
     pub fn insert(&mut self, state: &[u64]) -> bool {
-        let h = Self::hash(state);
+        self.insert_hashed(state, state_hash(state), None).1
+    }
+
+    /// Adds `state`, whose [`state_hash`] is `hash` (kept up to date by the caller as the
+    /// state changes); returns its slot in the set and whether it is new. `known`, when
+    /// given, is a slot of the set whose state differs from `state` at most in the listed
+    /// words (with their values in `state`): a new state then shares that one's blocks
+    /// without reading the others, and costs the words listed instead of the whole state.
+    pub fn insert_hashed(
+        &mut self,
+        state: &[u64],
+        hash: u64,
+        known: Option<(u32, &mut [(u32, u64)])>,
+    ) -> (u32, bool) {
+        debug_assert_eq!(hash, state_hash(state));
         let blocks = &self.blocks;
-        if self
+        if let Some(&(slot, _)) = self
             .table
-            .find(h, |&(slot, sh)| sh == h && blocks.equals(slot, state))
-            .is_some()
+            .find(hash, |&(slot, sh)| sh == hash && blocks.equals(slot, state))
         {
-            return false;
+            return (slot, false);
         }
         let slot = self.len;
-        self.blocks.put(slot, state, slot.checked_sub(1));
-        self.table.insert_unique(h, (slot, h), |&(_, sh)| sh);
+        match known {
+            Some((like, changes)) => {
+                self.blocks.put_changes(slot, like, changes);
+                debug_assert!(self.blocks.equals(slot, state));
+            }
+            None => self.blocks.put(slot, state, slot.checked_sub(1)),
+        }
+        self.table.insert_unique(hash, (slot, hash), |&(_, sh)| sh);
         self.len += 1;
-        true
+        (slot, true)
     }
 
     /// Number of states.
@@ -324,11 +428,25 @@ mod tests {
                     Some(l) => plain[l as usize].clone().unwrap(),
                     None => vec![round as u64; words],
                 };
+                let mut changes: Vec<(u32, u64)> = Vec::new();
                 for _ in 0..next() % 3 {
                     let w = (next() % words as u64) as usize;
                     state[w] = next();
+                    changes.retain(|&(x, _)| x != w as u32);
+                    changes.push((w as u32, state[w]));
                 }
-                blocks.put(slot, &state, like);
+                // Stored whole, or as the changes to `like` (with an unchanged word listed
+                // now and then).
+                match like {
+                    Some(l) if next() % 2 == 0 => {
+                        let w = (next() % words as u64) as u32;
+                        if !changes.iter().any(|&(x, _)| x == w) {
+                            changes.push((w, state[w as usize]));
+                        }
+                        blocks.put_changes(slot, l, &mut changes);
+                    }
+                    _ => blocks.put(slot, &state, like),
+                }
                 plain[slot as usize] = Some(state);
                 for (s, want) in plain.iter().enumerate() {
                     let Some(want) = want else { continue };
@@ -355,8 +473,26 @@ mod tests {
             // The same states as a set, each once.
             let mut set = StateSet::new(words);
             let distinct: std::collections::HashSet<&Vec<u64>> = plain.iter().flatten().collect();
-            for state in plain.iter().flatten().chain(plain.iter().flatten()) {
-                set.insert(state);
+            let mut last: Option<(u32, &Vec<u64>)> = None;
+            for (i, state) in plain
+                .iter()
+                .flatten()
+                .chain(plain.iter().flatten())
+                .enumerate()
+            {
+                // Every other state as the changes to the one added before it.
+                let mut changes: Vec<(u32, u64)> = match last {
+                    Some((_, prev)) => (0..words as u32)
+                        .filter(|&w| prev[w as usize] != state[w as usize])
+                        .map(|w| (w, state[w as usize]))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                let known = last
+                    .filter(|_| i % 2 == 1)
+                    .map(|(slot, _)| (slot, &mut changes[..]));
+                let (slot, _) = set.insert_hashed(state, state_hash(state), known);
+                last = Some((slot, state));
             }
             assert_eq!(set.len(), distinct.len());
             let back: std::collections::HashSet<Vec<u64>> = set.states().collect();

@@ -86,3 +86,61 @@ pub fn cases(release: u32) -> u32 {
         release
     }
 }
+
+/// The promise of `System::fire_in_place` for a system that says where its resources lie: at
+/// `state`, the enabled transition `t` reads and writes only the words
+/// `unfold::unfolding::parts::TransitionWords` gives it. With every other word scrambled,
+/// `is_enabled` answers as before, and `fire_in_place` writes the successor's values into
+/// those words and leaves the others alone. Returns what went wrong.
+pub fn check_local_firing<S: unfold::system::System>(
+    sys: &S,
+    words_of: &unfold::unfolding::parts::TransitionWords,
+    state: &[u64],
+    t: unfold::system::Transition,
+) -> Result<(), String> {
+    let mine = words_of.of(t);
+    let mut scrambled: Vec<u64> = state
+        .iter()
+        .enumerate()
+        .map(|(w, &v)| {
+            if mine.contains(&(w as u32)) {
+                v
+            } else {
+                !v ^ (w as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            }
+        })
+        .collect();
+    let garbage = scrambled.clone();
+    if !sys.is_enabled(&scrambled, t) {
+        return Err(format!(
+            "t{t} reads words outside {mine:?} to decide it is enabled"
+        ));
+    }
+    let mut next = vec![0; state.len()];
+    let fired = sys.fire(state, t, &mut next);
+    let in_place = sys.fire_in_place(&mut scrambled, t);
+    if fired.is_err() || in_place.is_err() {
+        return if fired.is_err() == in_place.is_err() {
+            Ok(())
+        } else {
+            Err(format!("t{t} overflows in one firing and not the other"))
+        };
+    }
+    for w in 0..state.len() {
+        let want = if mine.contains(&(w as u32)) {
+            next[w]
+        } else {
+            if next[w] != state[w] {
+                return Err(format!("t{t} changes word {w}, outside {mine:?}"));
+            }
+            garbage[w]
+        };
+        if scrambled[w] != want {
+            return Err(format!(
+                "t{t} fired in place gives word {w} = {:#x}, not {want:#x}",
+                scrambled[w]
+            ));
+        }
+    }
+    Ok(())
+}
