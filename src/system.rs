@@ -194,6 +194,15 @@ pub trait System {
         None
     }
 
+    /// Whether firing `u` always leaves `t`'s guard on `r` false: `enabled_on(s, t, r)` fails
+    /// at every state `s` that firing `u` reaches (a 1-safe place that `u` empties, and that
+    /// `t` needs). The unfolding then never looks for extensions by `t` whose history ends
+    /// with an event of `u` on the slot that decides `r`. The default (false) promises
+    /// nothing.
+    fn disables(&self, _u: Transition, _t: Transition, _r: Resource) -> bool {
+        false
+    }
+
     /// Fires `t` (which must be enabled) at `state`, writing the successor into `out`.
     fn fire(&self, state: &[u64], t: Transition, out: &mut [u64]) -> Result<(), Overflow>;
 

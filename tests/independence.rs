@@ -237,6 +237,16 @@ proptest! {
                 if sys.fire(m, t, &mut next).is_err() {
                     continue;
                 }
+                // `disables` promises a failing guard after t, whatever the state before.
+                for x in 0..n {
+                    for touch in sys.footprint(x) {
+                        let r = touch.resource;
+                        prop_assert!(
+                            !sys.disables(t, x, r) || !sys.enabled_on(&next, x, r),
+                            "t{} is said to disable t{}'s guard on place {}", t, x, r
+                        );
+                    }
+                }
                 for w in 0..words {
                     let changed = m[w] ^ next[w];
                     for bit in (0..64).filter(|&b| changed >> b & 1 == 1) {

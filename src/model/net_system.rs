@@ -466,6 +466,19 @@ impl System for NetSystem<'_> {
             .is_none_or(|x| self.get(state, x.field) >= x.need)
     }
 
+    fn disables(&self, u: Transition, t: Transition, r: Resource) -> bool {
+        // A 1-bit counter that u takes from and does not give back holds 0 after u.
+        self.bits == 1
+            && self.compiled[u as usize]
+                .changes
+                .iter()
+                .any(|c| c.field.place as Resource == r && c.sub > 0 && c.add == 0)
+            && self.compiled[t as usize]
+                .tests
+                .iter()
+                .any(|x| x.field.place as Resource == r && x.need > 0)
+    }
+
     fn resource_words(&self, r: Resource) -> std::ops::Range<usize> {
         let word = r as usize / (64 / self.bits as usize);
         word..word + 1
