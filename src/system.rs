@@ -124,6 +124,34 @@ pub struct Overflow {
     pub capacity: u64,
 }
 
+/// A guard that tests one field of a packed state: `(state[word] >> shift) & mask >= need`
+/// (see [`System::guard_field`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GuardField {
+    /// The word holding the field.
+    pub word: u32,
+    /// Where the field starts in the word.
+    pub shift: u32,
+    /// The field's bits, once shifted down.
+    pub mask: u64,
+    /// The least value that passes.
+    pub need: u64,
+}
+
+impl GuardField {
+    /// Whether the guard holds when its word is `value`.
+    #[inline]
+    pub fn holds_on(&self, value: u64) -> bool {
+        (value >> self.shift) & self.mask >= self.need
+    }
+
+    /// Whether the guard holds at `state`.
+    #[inline]
+    pub fn holds(&self, state: &[u64]) -> bool {
+        self.holds_on(state[self.word as usize])
+    }
+}
+
 /// A finite transition system with packed states and footprints.
 ///
 /// Independence is unconditional and derived from footprints: `t ◇ t'` iff no resource is
@@ -191,6 +219,15 @@ pub trait System {
     /// one class, disabled together by the event that took it). The default (`None`) promises
     /// nothing, and each transition is tested alone.
     fn guard_class(&self, _t: Transition, _r: Resource) -> Option<u64> {
+        None
+    }
+
+    /// `t`'s guard on `r` as a test of one field of the state, for instances that override
+    /// [`enabled_on`](Self::enabled_on): `Some(g)` promises that `enabled_on(state, t, r)` is
+    /// [`g.holds(state)`](GuardField::holds) at every state. The unfolding, which tests guards
+    /// for every dependent of every event it adds, then reads one word instead of asking. The
+    /// default (`None`) promises nothing.
+    fn guard_field(&self, _t: Transition, _r: Resource) -> Option<GuardField> {
         None
     }
 

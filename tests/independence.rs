@@ -237,6 +237,14 @@ proptest! {
                 if sys.fire(m, t, &mut next).is_err() {
                     continue;
                 }
+                // A guard given as a field of the state answers as `enabled_on`.
+                for x in 0..n {
+                    for touch in sys.footprint(x) {
+                        if let Some(g) = sys.guard_field(x, touch.resource) {
+                            prop_assert_eq!(g.holds(m), sys.enabled_on(m, x, touch.resource));
+                        }
+                    }
+                }
                 // `disables` promises a failing guard after t, whatever the state before.
                 for x in 0..n {
                     for touch in sys.footprint(x) {

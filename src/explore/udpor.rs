@@ -51,7 +51,7 @@ mod disabled;
 
 use self::disabled::{DisabledSet, RunKey};
 use super::limits::{Limits, StopReason};
-use crate::system::{Access, Overflow, Resource, System, Transition};
+use crate::system::{Access, GuardField, Overflow, Resource, System, Transition};
 use crate::unfolding::cone::{ConeForest, ConeLayout};
 use crate::unfolding::event::{
     BOTTOM, ChildCursor, ConeEntry, EventId, EventStore, HistoryStates, LabeledChildren,
@@ -233,8 +233,8 @@ struct HistorySearch<'a> {
     slots: &'a [Slot],
     /// The open slots (indexes into `slots`), in the order they are chosen.
     order: &'a [usize],
-    /// Guards of `t` decided by one slot: (index into `slots`, resource).
-    guards: &'a [(usize, Resource)],
+    /// Guards of `t` decided by one slot.
+    guards: &'a [Guard],
     /// The last event of the history on every slot (chosen or fixed).
     xs: Vec<ConeEntry>,
     /// Per level of the search, the floor depth of every slot (`slots.len()` per level).
@@ -294,9 +294,8 @@ struct Explorer<'s, S: System + ?Sized> {
     found_scratch: Vec<(u32, EventId)>,
     /// By slot: `[e]`'s entry there for the event `e` that push number `.0` added.
     e_cone: Vec<(u64, ConeEntry)>,
-    /// Per transition, the resources it tests whose changers all lie in one of its slots,
-    /// with that slot (index into the transition's slots).
-    guards: Vec<Vec<(usize, Resource)>>,
+    /// Per transition, its guards decided by one of its slots.
+    guards: Vec<Vec<Guard>>,
     /// The configuration `C`, in the order its events were added.
     c: Vec<EventId>,
     /// A number for each position of `C`, given when its event was pushed (never reused):
@@ -403,6 +402,18 @@ struct Explorer<'s, S: System + ?Sized> {
     stats: UdporStats,
 }
 
+/// A guard of a transition that one of its slots decides: the resource it tests, whose
+/// changers all lie on that slot (so the last event of a history there fixes the resource's
+/// value after the history), and the slot, also as its index among the transition's slots.
+#[derive(Clone, Copy, Debug)]
+struct Guard {
+    index: usize,
+    slot: Slot,
+    resource: Resource,
+    /// The guard as one field of the state, when the system says ([`System::guard_field`]).
+    field: Option<GuardField>,
+}
+
 /// The transitions an event may extend into: those sharing one of its slots.
 ///
 /// A transition with few dependents keeps them in a sorted list. Beyond that, they are
@@ -444,7 +455,7 @@ impl Dependents {
         sys: &S,
         slots: &crate::unfolding::slots::SlotMap,
         members: &FxHashMap<Slot, Vec<Transition>>,
-        guards: &[Vec<(usize, Resource)>],
+        guards: &[Vec<Guard>],
         listed: usize,
     ) -> Self {
         let mut deps = Dependents {
@@ -468,8 +479,8 @@ impl Dependents {
                 // t (on that slot their history ends with t's event, whose state decides it).
                 let mine = slots.of(t);
                 v.retain(|&x| {
-                    !guards[x as usize].iter().any(|&(i, r)| {
-                        mine.binary_search(&slots.of(x)[i]).is_ok() && sys.disables(t, x, r)
+                    !guards[x as usize].iter().any(|g| {
+                        mine.binary_search(&g.slot).is_ok() && sys.disables(t, x, g.resource)
                     })
                 });
                 if v.len() <= listed {
@@ -487,8 +498,8 @@ impl Dependents {
             for &t in ts {
                 let key = guards[t as usize]
                     .iter()
-                    .find(|&&(i, _)| slots.of(t)[i] == s)
-                    .map(|&(_, r)| (r, sys.guard_class(t, r).ok_or(t)));
+                    .find(|g| g.slot == s)
+                    .map(|g| (g.resource, sys.guard_class(t, g.resource).ok_or(t)));
                 let class = keyed.entry(key).or_default();
                 if class.is_empty() {
                     order.push(key);
@@ -812,7 +823,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         sys: &S,
         slots: &crate::unfolding::slots::SlotMap,
         members: &FxHashMap<Slot, Vec<Transition>>,
-    ) -> Vec<Vec<(usize, Resource)>> {
+    ) -> Vec<Vec<Guard>> {
         let n = sys.transition_count();
         let mut changers: FxHashMap<Resource, Vec<Transition>> = FxHashMap::default();
         for t in 0..n as Transition {
@@ -847,7 +858,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         });
                         mine.iter()
                             .position(|s| held.as_ref().is_none_or(|h| h.contains(s)))
-                            .map(|i| (i, touch.resource))
+                            .map(|i| Guard {
+                                index: i,
+                                slot: mine[i],
+                                resource: touch.resource,
+                                field: sys.guard_field(t, touch.resource),
+                            })
                     })
                     .collect()
             })
@@ -876,6 +892,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 self.sys.enabled_on(&room, t, r)
             }
         }
+    }
+
+    /// Whether `t`'s guard `g` holds in `state([x])`: one word read when the guard is a field
+    /// of the state, else [`enabled_on_event`](Self::enabled_on_event).
+    #[inline]
+    fn guard_holds(&self, x: EventId, t: Transition, g: &Guard) -> bool {
+        let holds = match g.field {
+            Some(f) => f.holds_on(self.store.state_word(x, f.word as usize)),
+            None => self.enabled_on_event(x, t, g.resource),
+        };
+        debug_assert_eq!(holds, self.enabled_on_event(x, t, g.resource));
+        holds
     }
 
     /// `e ∈ en(C)` for an event whose history lies in `C`: on each of its slots, `C` ends
@@ -1391,21 +1419,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     ) -> Result<(), Overflow> {
         // Guards decided by a slot shared with e are decided by state([e]): most transitions
         // that e disables are dropped here, before anything is allocated.
+        if self.guards[t as usize]
+            .iter()
+            .any(|g| self.on_e[g.slot as usize] && !self.guard_holds(e, t, g))
         {
-            let slots = self.store.slots().of(t);
-            if self.guards[t as usize]
-                .iter()
-                .any(|&(i, r)| self.on_e[slots[i] as usize] && !self.enabled_on_event(e, t, r))
-            {
-                return Ok(());
-            }
+            return Ok(());
         }
         // A guard on an open slot needs one candidate there, between C's last event on it and
         // [e]'s, that satisfies it; without one there is no history. Most dependents fail so,
         // and are dropped before the search is set up.
         for g in 0..self.guards[t as usize].len() {
-            let (i, r) = self.guards[t as usize][g];
-            let s = self.store.slots().of(t)[i];
+            let guard = self.guards[t as usize][g];
+            let s = guard.slot;
             if self.on_e[s as usize] {
                 continue;
             }
@@ -1415,7 +1440,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 if cand.depth < floor {
                     break false;
                 }
-                if self.enabled_on_event(cand.event, t, r) {
+                if self.guard_holds(cand.event, t, &guard) {
                     break true;
                 }
                 if cand.depth == 0 {
@@ -1455,40 +1480,32 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 xs.push(self.top[s as usize]);
             }
         }
-        // Guards decided by a slot shared with e are decided now, by state([e]).
+        // (Guards on the slots shared with e were checked above.)
         let guards = std::mem::take(&mut self.guards[t as usize]);
-        let decided_no = guards
-            .iter()
-            .any(|&(i, r)| fixed[i] && !self.enabled_on_event(e, t, r));
         // Open slots with guards first: they prune the most. (Two passes, not a sort: this
         // runs for every dependent of every event added to C.)
         order.clear();
-        let guarded = |i: usize| guards.iter().any(|&(j, _)| j == i);
+        let guarded = |i: usize| guards.iter().any(|g| g.index == i);
         order.extend((0..k).filter(|&i| !fixed[i] && guarded(i)));
         order.extend((0..k).filter(|&i| !fixed[i] && !guarded(i)));
         floors.resize(k * (order.len() + 1), 0);
         let runs = ConeForest::leaf_runs(slots);
         merged.clear();
         merged.resize(runs * (order.len() + 1), u32::MAX);
-        let result = if decided_no {
-            Ok(())
-        } else {
-            let mut search = HistorySearch {
-                t,
-                slots,
-                order,
-                guards: &guards,
-                xs: std::mem::take(xs),
-                floors: std::mem::take(floors),
-                merged: std::mem::take(merged),
-                runs,
-            };
-            let result = self.enumerate(&mut search, 0, out);
-            *xs = search.xs;
-            *floors = search.floors;
-            *merged = search.merged;
-            result
+        let mut search = HistorySearch {
+            t,
+            slots,
+            order,
+            guards: &guards,
+            xs: std::mem::take(xs),
+            floors: std::mem::take(floors),
+            merged: std::mem::take(merged),
+            runs,
         };
+        let result = self.enumerate(&mut search, 0, out);
+        *xs = search.xs;
+        *floors = search.floors;
+        *merged = search.merged;
         self.guards[t as usize] = guards;
         self.search_scratch = scratch;
         result
@@ -1577,7 +1594,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         search
             .guards
             .iter()
-            .all(|&(j, r)| j != i || self.enabled_on_event(cand.event, search.t, r))
+            .all(|g| g.index != i || self.guard_holds(cand.event, search.t, g))
     }
 
     /// Whether `[cand]` stays within the choices made on the first `f` slots of the order.

@@ -40,7 +40,7 @@
 use std::fmt::Write as _;
 
 use super::net::{Net, PlaceIdx};
-use crate::system::{Access, Footprint, Overflow, Resource, System, Touch, Transition};
+use crate::system::{Access, Footprint, GuardField, Overflow, Resource, System, Touch, Transition};
 
 /// One counter touched by a transition: where it lives in the packed marking.
 #[derive(Clone, Copy, Debug)]
@@ -464,6 +464,20 @@ impl System for NetSystem<'_> {
             .iter()
             .find(|x| x.field.place as Resource == r)
             .is_none_or(|x| self.get(state, x.field) >= x.need)
+    }
+
+    fn guard_field(&self, t: Transition, r: Resource) -> Option<GuardField> {
+        // The test of enabled_on (a place t does not test always passes: left to it).
+        let x = self.compiled[t as usize]
+            .tests
+            .iter()
+            .find(|x| x.field.place as Resource == r)?;
+        Some(GuardField {
+            word: x.field.word,
+            shift: x.field.shift,
+            mask: self.capacity(),
+            need: x.need,
+        })
     }
 
     fn disables(&self, u: Transition, t: Transition, r: Resource) -> bool {

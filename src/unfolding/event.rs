@@ -644,6 +644,12 @@ impl EventStore {
         self.states.as_slice(e)
     }
 
+    /// Word `w` of `state([e])`.
+    #[inline]
+    pub fn state_word(&self, e: EventId, w: usize) -> u64 {
+        self.states.word(e, w)
+    }
+
     /// Writes `state([e])` into `out` (`words` long).
     pub fn state_into(&self, e: EventId, out: &mut [u64]) {
         self.states.read(e, out);
