@@ -1320,9 +1320,13 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         self.visit_mark = mark;
         self.stats.extension_searches += visits.len() as u64;
         let mut found = Vec::new();
-        let searched = visits
-            .iter()
-            .try_for_each(|&t| self.extensions_through(t, e, &mut found));
+        let searched = visits.iter().try_for_each(|&t| {
+            if self.guards_allow(t, e) {
+                self.extensions_through(t, e, &mut found)
+            } else {
+                Ok(())
+            }
+        });
         self.visits = visits;
         for &s in self.store.event_slots(e) {
             self.on_e[s as usize] = false;
@@ -1399,35 +1403,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
     }
 
-    /// Every event `<t, H>` with `e ∈ H ⊆ C` (where `e` is the last event added to `C`), found
-    /// in or added to the store, pushed onto `out`.
-    ///
-    /// `H` is determined by its last event `x_s` on every slot `s` of `t`: `x_s = e` on the
-    /// slots `t` shares with `e`; elsewhere `x_s` runs down the chain of `C` on `s`, not below
-    /// `[e]`'s last event there. A tuple is a history iff no `[x_i]` reaches past `x_j` on slot
-    /// `j` — inside `C` every slot is a chain, so that is a comparison of depths. The slots are
-    /// chosen one at a time and consistency is kept as they are: each choice raises the floors
-    /// of the slots still open and must stay within the ones already chosen. A slot that holds
-    /// every event changing a resource `t` tests fixes that resource's value in `state(H)`, so
-    /// `t`'s guard on it is checked as soon as the slot is chosen (see
-    /// [`System::enabled_on`]).
-    fn extensions_through(
-        &mut self,
-        t: Transition,
-        e: EventId,
-        out: &mut Vec<EventId>,
-    ) -> Result<(), Overflow> {
-        // Guards decided by a slot shared with e are decided by state([e]): most transitions
-        // that e disables are dropped here, before anything is allocated.
+    /// Whether `t`'s guards leave room for an event `<t, H>` with `e ∈ H ⊆ C`. Guards decided
+    /// by a slot shared with `e` are decided by `state([e])`; a guard on an open slot needs one
+    /// candidate there, between `C`'s last event on it and `[e]`'s, that satisfies it. Most
+    /// dependents fail one or the other, and are dropped before any search is set up.
+    #[inline(always)]
+    fn guards_allow(&mut self, t: Transition, e: EventId) -> bool {
         if self.guards[t as usize]
             .iter()
             .any(|g| self.on_e[g.slot as usize] && !self.guard_holds(e, t, g))
         {
-            return Ok(());
+            return false;
         }
-        // A guard on an open slot needs one candidate there, between C's last event on it and
-        // [e]'s, that satisfies it; without one there is no history. Most dependents fail so,
-        // and are dropped before the search is set up.
         for g in 0..self.guards[t as usize].len() {
             let guard = self.guards[t as usize][g];
             let s = guard.slot;
@@ -1449,9 +1436,34 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 cand = self.store.parent_entry(cand);
             };
             if !satisfied {
-                return Ok(());
+                return false;
             }
         }
+        true
+    }
+
+    /// Every event `<t, H>` with `e ∈ H ⊆ C` (where `e` is the last event added to `C`), found
+    /// in or added to the store, pushed onto `out`.
+    ///
+    /// `H` is determined by its last event `x_s` on every slot `s` of `t`: `x_s = e` on the
+    /// slots `t` shares with `e`; elsewhere `x_s` runs down the chain of `C` on `s`, not below
+    /// `[e]`'s last event there. A tuple is a history iff no `[x_i]` reaches past `x_j` on slot
+    /// `j` — inside `C` every slot is a chain, so that is a comparison of depths. The slots are
+    /// chosen one at a time and consistency is kept as they are: each choice raises the floors
+    /// of the slots still open and must stay within the ones already chosen. A slot that holds
+    /// every event changing a resource `t` tests fixes that resource's value in `state(H)`, so
+    /// `t`'s guard on it is checked as soon as the slot is chosen (see
+    /// [`System::enabled_on`]).
+    ///
+    /// Call it for the transitions [`guards_allow`](Self::guards_allow) lets through: most
+    /// dependents are not, and are dropped without this function's setup.
+    #[inline(never)]
+    fn extensions_through(
+        &mut self,
+        t: Transition,
+        e: EventId,
+        out: &mut Vec<EventId>,
+    ) -> Result<(), Overflow> {
         // Scratch room, taken and given back: this runs for every transition sharing a slot
         // with every event added to C.
         let mut scratch = std::mem::take(&mut self.search_scratch);
