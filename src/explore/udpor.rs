@@ -58,6 +58,7 @@ use crate::unfolding::event::{
 };
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{ConfigKey, KeyRoom, Order};
+use crate::unfolding::rows::Rows;
 use crate::unfolding::slots::Slot;
 use crate::unfolding::states::{BLOCK, StateSet, state_hash, word_hash};
 
@@ -261,6 +262,7 @@ struct Candidate {
 #[derive(Default)]
 struct SearchScratch {
     slots: Vec<Slot>,
+    guards: Vec<Guard>,
     xs: Vec<ConeEntry>,
     fixed: Vec<bool>,
     floors: Vec<u32>,
@@ -295,7 +297,7 @@ struct Explorer<'s, S: System + ?Sized> {
     /// By slot: `[e]`'s entry there for the event `e` that push number `.0` added.
     e_cone: Vec<(u64, ConeEntry)>,
     /// Per transition, its guards decided by one of its slots.
-    guards: Vec<Vec<Guard>>,
+    guards: Rows<Guard>,
     /// The configuration `C`, in the order its events were added.
     c: Vec<EventId>,
     /// A number for each position of `C`, given when its event was pushed (never reused):
@@ -425,12 +427,13 @@ struct Guard {
 /// not O(n), per event.)
 struct Dependents {
     /// By transition: its dependents, sorted, when there are few
-    /// ([`UdporOptions::listed_dependents`]).
-    listed: Vec<Option<Box<[Transition]>>>,
+    /// ([`UdporOptions::listed_dependents`]), and whether it has such a list.
+    listed: Rows<Transition>,
+    is_listed: Vec<bool>,
     /// By slot: its members, class after class.
-    members: Vec<Vec<Transition>>,
+    members: Rows<Transition>,
     /// By slot: its classes, in the order of `members`.
-    classes: Vec<Vec<GuardClass>>,
+    classes: Rows<GuardClass>,
 }
 
 /// What puts members of a slot in one class: the resource of their guard on the slot and its
@@ -439,6 +442,7 @@ struct Dependents {
 type ClassKey = Option<(Resource, Result<u64, Transition>)>;
 
 /// A class of the members of one slot (see [`Dependents`]).
+#[derive(Clone, Copy, Default)]
 struct GuardClass {
     /// Where the class ends in the slot's members.
     end: u32,
@@ -454,67 +458,82 @@ impl Dependents {
     fn new<S: System + ?Sized>(
         sys: &S,
         slots: &crate::unfolding::slots::SlotMap,
-        members: &FxHashMap<Slot, Vec<Transition>>,
-        guards: &[Vec<Guard>],
+        members: &Rows<Transition>,
+        guards: &Rows<Guard>,
         listed: usize,
     ) -> Self {
+        let n = sys.transition_count();
         let mut deps = Dependents {
-            listed: Vec::with_capacity(sys.transition_count()),
-            members: vec![Vec::new(); slots.count()],
-            classes: (0..slots.count()).map(|_| Vec::new()).collect(),
+            listed: Rows::new(),
+            is_listed: Vec::with_capacity(n),
+            members: Rows::new(),
+            classes: Rows::new(),
         };
         let mut entries = 0;
-        for t in 0..sys.transition_count() as Transition {
-            let bound: usize = slots.of(t).iter().map(|s| members[s].len()).sum();
-            let mut list = None;
+        let mut v: Vec<Transition> = Vec::new();
+        for t in 0..n as Transition {
+            let mine = slots.of(t);
+            let bound: usize = mine.iter().map(|&s| members.row(s as usize).len()).sum();
+            v.clear();
             if bound <= 16 * listed && entries + bound <= Self::LISTED_ENTRIES {
-                let mut v: Vec<Transition> = slots
-                    .of(t)
-                    .iter()
-                    .flat_map(|s| members[s].iter().copied())
-                    .collect();
+                v.extend(
+                    mine.iter()
+                        .flat_map(|&s| members.row(s as usize).iter().copied()),
+                );
                 v.sort_unstable();
                 v.dedup();
                 // Left out: dependents whose guard on a slot shared with t always fails after
                 // t (on that slot their history ends with t's event, whose state decides it).
-                let mine = slots.of(t);
                 v.retain(|&x| {
-                    !guards[x as usize].iter().any(|g| {
+                    !guards.row(x as usize).iter().any(|g| {
                         mine.binary_search(&g.slot).is_ok() && sys.disables(t, x, g.resource)
                     })
                 });
-                if v.len() <= listed {
+                if v.len() > listed {
+                    v.clear();
+                } else {
                     entries += v.len();
-                    list = Some(v.into_boxed_slice());
+                    deps.is_listed.push(true);
+                    deps.listed.push_row(v.iter().copied());
+                    continue;
                 }
             }
-            deps.listed.push(list);
+            deps.is_listed.push(false);
+            deps.listed.push_row([]);
         }
-        let mut keyed: FxHashMap<ClassKey, Vec<Transition>> = FxHashMap::default();
-        let mut order = Vec::new();
-        for (&s, ts) in members {
+        // Each slot's members by class, the classes in the order their first members come.
+        let mut class_of: FxHashMap<ClassKey, u32> = FxHashMap::default();
+        let mut keyed: Vec<(u32, Transition)> = Vec::new();
+        let mut keys: Vec<ClassKey> = Vec::new();
+        for s in 0..members.len() {
+            class_of.clear();
             keyed.clear();
-            order.clear();
-            for &t in ts {
-                let key = guards[t as usize]
+            keys.clear();
+            for &t in members.row(s) {
+                let key = guards
+                    .row(t as usize)
                     .iter()
-                    .find(|g| g.slot == s)
+                    .find(|g| g.slot == s as Slot)
                     .map(|g| (g.resource, sys.guard_class(t, g.resource).ok_or(t)));
-                let class = keyed.entry(key).or_default();
-                if class.is_empty() {
-                    order.push(key);
-                }
-                class.push(t);
-            }
-            let (m, c) = (&mut deps.members[s as usize], &mut deps.classes[s as usize]);
-            for key in &order {
-                let class = &keyed[key];
-                m.extend_from_slice(class);
-                c.push(GuardClass {
-                    end: m.len() as u32,
-                    guard: key.map(|(r, _)| (class[0], r)),
+                let class = *class_of.entry(key).or_insert_with(|| {
+                    keys.push(key);
+                    keys.len() as u32 - 1
                 });
+                keyed.push((class, t));
             }
+            // Stable: a class keeps its members in order.
+            keyed.sort_by_key(|&(class, _)| class);
+            deps.members.push_row(keyed.iter().map(|&(_, t)| t));
+            deps.classes
+                .push_row(keys.iter().enumerate().map(|(c, key)| {
+                    let c = c as u32;
+                    let start = keyed.partition_point(|&(class, _)| class < c);
+                    let end = keyed.partition_point(|&(class, _)| class <= c);
+                    GuardClass {
+                        end: end as u32,
+                        guard: key.map(|(r, _)| (keyed[start].1, r)),
+                    }
+                }));
         }
         deps
     }
@@ -531,14 +550,14 @@ impl Dependents {
         out: &mut Vec<Transition>,
     ) {
         out.clear();
-        if let Some(list) = &self.listed[t as usize] {
-            out.extend_from_slice(list);
+        if self.is_listed[t as usize] {
+            out.extend_from_slice(self.listed.row(t as usize));
             return;
         }
         for &s in slots {
-            let members = &self.members[s as usize];
+            let members = self.members.row(s as usize);
             let mut start = 0;
-            for class in &self.classes[s as usize] {
+            for class in self.classes.row(s as usize) {
                 let range = start..class.end as usize;
                 start = class.end as usize;
                 if let Some((rep, r)) = class.guard
@@ -718,12 +737,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let store = EventStore::with_options(sys, opts.cones, opts.history_states);
         let n = sys.transition_count();
         let slots = store.slots();
-        let mut members: FxHashMap<Slot, Vec<Transition>> = FxHashMap::default();
-        for t in 0..n as Transition {
-            for &s in slots.of(t) {
-                members.entry(s).or_default().push(t);
-            }
-        }
+        // By slot, its members in increasing order.
+        let members = Rows::group(slots.count(), || {
+            (0..n as Transition).flat_map(|t| slots.of(t).iter().map(move |&s| (s as usize, t)))
+        });
         let guards = Self::single_slot_guards(sys, slots, &members);
         let dependents = Dependents::new(sys, slots, &members, &guards, opts.listed_dependents);
         let key_slot = (0..n as Transition)
@@ -732,7 +749,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 // The slot with the most members is the likeliest to change.
                 mine.iter()
                     .copied()
-                    .max_by_key(|&s| (members[&s].len(), std::cmp::Reverse(s)))
+                    .max_by_key(|&s| (members.row(s as usize).len(), std::cmp::Reverse(s)))
                     .unwrap_or(NO_SLOT)
             })
             .collect();
@@ -822,52 +839,75 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn single_slot_guards(
         sys: &S,
         slots: &crate::unfolding::slots::SlotMap,
-        members: &FxHashMap<Slot, Vec<Transition>>,
-    ) -> Vec<Vec<Guard>> {
+        members: &Rows<Transition>,
+    ) -> Rows<Guard> {
         let n = sys.transition_count();
-        let mut changers: FxHashMap<Resource, Vec<Transition>> = FxHashMap::default();
-        for t in 0..n as Transition {
-            for touch in sys.footprint(t) {
-                if touch.access.contains(Access::WRITE) || touch.access.contains(Access::ADD) {
-                    changers.entry(touch.resource).or_default().push(t);
-                }
-            }
-        }
-        // Per resource, once: the slots that hold all its changers (`None`: every slot, for a
-        // resource nothing changes). Deciding this per reader instead costs O(n²) on a
-        // resource with n changers and n readers.
-        let mut holding: FxHashMap<Resource, Option<Vec<Slot>>> = FxHashMap::default();
-        (0..n as Transition)
-            .map(|t| {
-                let mine = slots.of(t);
+        let changes = |a: Access| a.contains(Access::WRITE) || a.contains(Access::ADD);
+        let changers = Rows::group(sys.resource_count(), || {
+            (0..n as Transition).flat_map(|t| {
                 sys.footprint(t)
                     .iter()
-                    .filter(|touch| touch.access.contains(Access::READ))
-                    .filter_map(|touch| {
-                        let held = holding.entry(touch.resource).or_insert_with(|| {
-                            let ch = changers.get(&touch.resource)?;
-                            let (first, rest) = ch.split_first()?;
-                            let mut common = slots.of(*first).to_vec();
+                    .filter(|touch| changes(touch.access))
+                    .map(move |touch| (touch.resource as usize, t))
+            })
+        });
+        // Per resource, once: the slots that hold all its changers (`Every` slot for a
+        // resource nothing changes). Deciding this per reader instead costs O(n²) on a
+        // resource with n changers and n readers.
+        #[derive(Clone, Copy)]
+        enum Holding {
+            Unknown,
+            Every,
+            Slots(u32, u32),
+        }
+        let mut holding = vec![Holding::Unknown; sys.resource_count()];
+        let mut pool: Vec<Slot> = Vec::new();
+        let mut common: Vec<Slot> = Vec::new();
+        let mut guards = Rows::new();
+        let mut row = Vec::new();
+        for t in 0..n as Transition {
+            let mine = slots.of(t);
+            row.clear();
+            for touch in sys.footprint(t) {
+                if !touch.access.contains(Access::READ) {
+                    continue;
+                }
+                let r = touch.resource as usize;
+                if let Holding::Unknown = holding[r] {
+                    holding[r] = match changers.row(r).split_first() {
+                        None => Holding::Every,
+                        Some((&first, rest)) => {
+                            let at = pool.len();
+                            common.clear();
+                            common.extend_from_slice(slots.of(first));
                             for &c in rest {
-                                common.retain(|s| members[s].binary_search(&c).is_ok());
+                                common
+                                    .retain(|&s| members.row(s as usize).binary_search(&c).is_ok());
                                 if common.is_empty() {
                                     break;
                                 }
                             }
-                            Some(common)
-                        });
-                        mine.iter()
-                            .position(|s| held.as_ref().is_none_or(|h| h.contains(s)))
-                            .map(|i| Guard {
-                                index: i,
-                                slot: mine[i],
-                                resource: touch.resource,
-                                field: sys.guard_field(t, touch.resource),
-                            })
-                    })
-                    .collect()
-            })
-            .collect()
+                            pool.extend_from_slice(&common);
+                            Holding::Slots(at as u32, common.len() as u32)
+                        }
+                    };
+                }
+                let held = match holding[r] {
+                    Holding::Slots(at, len) => Some(&pool[at as usize..(at + len) as usize]),
+                    _ => None,
+                };
+                if let Some(i) = mine.iter().position(|s| held.is_none_or(|h| h.contains(s))) {
+                    row.push(Guard {
+                        index: i,
+                        slot: mine[i],
+                        resource: touch.resource,
+                        field: sys.guard_field(t, touch.resource),
+                    });
+                }
+            }
+            guards.push_row(row.iter().copied());
+        }
+        guards
     }
 
     fn flag(v: &mut Vec<bool>, e: EventId) -> &mut bool {
@@ -1409,14 +1449,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// dependents fail one or the other, and are dropped before any search is set up.
     #[inline(always)]
     fn guards_allow(&mut self, t: Transition, e: EventId) -> bool {
-        if self.guards[t as usize]
+        let guards = self.guards.range(t as usize);
+        if self.guards.items()[guards.clone()]
             .iter()
             .any(|g| self.on_e[g.slot as usize] && !self.guard_holds(e, t, g))
         {
             return false;
         }
-        for g in 0..self.guards[t as usize].len() {
-            let guard = self.guards[t as usize][g];
+        for g in guards {
+            let guard = self.guards.items()[g];
             let s = guard.slot;
             if self.on_e[s as usize] {
                 continue;
@@ -1474,9 +1515,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             floors,
             merged,
             order,
+            guards,
         } = &mut scratch;
         slots.clear();
         slots.extend_from_slice(self.store.slots().of(t));
+        guards.clear();
+        guards.extend_from_slice(self.guards.row(t as usize));
         let k = slots.len();
         xs.clear();
         fixed.clear();
@@ -1492,8 +1536,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 xs.push(self.top[s as usize]);
             }
         }
-        // (Guards on the slots shared with e were checked above.)
-        let guards = std::mem::take(&mut self.guards[t as usize]);
+        // (Guards on the slots shared with e were checked by `guards_allow`.)
         // Open slots with guards first: they prune the most. (Two passes, not a sort: this
         // runs for every dependent of every event added to C.)
         order.clear();
@@ -1508,7 +1551,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             t,
             slots,
             order,
-            guards: &guards,
+            guards,
             xs: std::mem::take(xs),
             floors: std::mem::take(floors),
             merged: std::mem::take(merged),
@@ -1518,7 +1561,6 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         *xs = search.xs;
         *floors = search.floors;
         *merged = search.merged;
-        self.guards[t as usize] = guards;
         self.search_scratch = scratch;
         result
     }
