@@ -13,6 +13,7 @@
 //! producers of a place of a non-safe net are independent) leaves the state of some history to
 //! no single event: such systems get no parts, and the store fires histories instead.
 
+use super::rows::Rows;
 use super::slots::{Slot, SlotMap};
 use crate::system::{Access, Resource, System};
 
@@ -37,19 +38,21 @@ impl SlotParts {
     /// The parts of the slots of `sys`, or `None` when some resource's part is not decided by
     /// one slot (or the system does not say where its resources lie).
     pub fn new<S: System + ?Sized>(sys: &S, slots: &SlotMap) -> Option<Self> {
-        let mut changers: Vec<Vec<u32>> = vec![Vec::new(); sys.resource_count()];
-        for t in 0..sys.transition_count() as u32 {
-            for touch in sys.footprint(t) {
-                // Exactly the accesses with W or A conflict with a read.
-                if touch.access.conflicts_with(Access::READ) {
-                    changers[touch.resource as usize].push(t);
-                }
-            }
-        }
-        let mut by_slot: Vec<Vec<(u32, u64)>> = vec![Vec::new(); slots.count()];
+        // Exactly the accesses with W or A conflict with a read.
+        let changers = Rows::group(sys.resource_count(), || {
+            (0..sys.transition_count() as u32).flat_map(|t| {
+                sys.footprint(t)
+                    .iter()
+                    .filter(|touch| touch.access.conflicts_with(Access::READ))
+                    .map(move |touch| (touch.resource as usize, t))
+            })
+        });
+        // (slot, word, mask) of every resource's bits.
+        let mut decided: Vec<(u32, u32, u64)> = Vec::new();
         let mut covered = vec![0u64; sys.state_words()];
         let mut bits = Vec::new();
-        for (r, ts) in changers.iter().enumerate() {
+        for r in 0..changers.len() {
+            let ts = changers.row(r);
             let Some((&first, rest)) = ts.split_first() else {
                 continue;
             };
@@ -68,17 +71,18 @@ impl SlotParts {
                     return None;
                 }
                 *seen |= mask;
-                by_slot[slot as usize].push((word as u32, mask));
+                decided.push((slot, word as u32, mask));
             }
         }
-        let mut starts = Vec::with_capacity(by_slot.len() + 1);
-        let mut parts = Vec::new();
+        // By slot, one mask per word.
+        decided.sort_unstable_by_key(|&(s, w, _)| (s, w));
+        let mut starts = Vec::with_capacity(slots.count() + 1);
+        let mut parts: Vec<(u32, u64)> = Vec::new();
         starts.push(0);
-        for mut list in by_slot {
-            // One mask per word.
-            list.sort_unstable_by_key(|&(w, _)| w);
-            for (w, m) in list {
-                let start = *starts.last().expect("starts begins with 0") as usize;
+        let mut next = decided.iter().peekable();
+        for s in 0..slots.count() as u32 {
+            let start = parts.len();
+            while let Some(&(_, w, m)) = next.next_if(|&&(slot, _, _)| slot == s) {
                 match parts[start..].last_mut() {
                     Some((lw, lm)) if *lw == w => *lm |= m,
                     _ => parts.push((w, m)),
@@ -145,17 +149,19 @@ impl TransitionWords {
     /// The words of every transition of `sys`, or `None` when the system does not say where
     /// its resources lie.
     pub fn new<S: System + ?Sized>(sys: &S) -> Option<Self> {
-        let mut of_resource: Vec<Vec<u32>> = Vec::with_capacity(sys.resource_count());
+        let mut of_resource: Rows<u32> = Rows::new();
         let mut bits = Vec::new();
+        let mut words: Vec<u32> = Vec::new();
         for r in 0..sys.resource_count() {
             bits.clear();
             if !sys.resource_bits(r as Resource, &mut bits) {
                 return None;
             }
-            let mut words: Vec<u32> = bits.iter().map(|&(w, _)| w as u32).collect();
+            words.clear();
+            words.extend(bits.iter().map(|&(w, _)| w as u32));
             words.sort_unstable();
             words.dedup();
-            of_resource.push(words);
+            of_resource.push_row(words.iter().copied());
         }
         let mut starts = Vec::with_capacity(sys.transition_count() + 1);
         let mut words = Vec::new();
@@ -164,7 +170,10 @@ impl TransitionWords {
         for t in 0..sys.transition_count() as u32 {
             mine.clear();
             for touch in sys.footprint(t) {
-                mine.extend_from_slice(of_resource.get(touch.resource as usize)?);
+                if touch.resource as usize >= of_resource.len() {
+                    return None;
+                }
+                mine.extend_from_slice(of_resource.row(touch.resource as usize));
             }
             mine.sort_unstable();
             mine.dedup();
