@@ -482,16 +482,17 @@ impl Dependents {
                 );
                 v.sort_unstable();
                 v.dedup();
-                // Left out: dependents whose guard on a slot shared with t always fails after
-                // t (on that slot their history ends with t's event, whose state decides it).
-                v.retain(|&x| {
-                    !guards.row(x as usize).iter().any(|g| {
-                        mine.binary_search(&g.slot).is_ok() && sys.disables(t, x, g.resource)
-                    })
-                });
-                if v.len() > listed {
-                    v.clear();
-                } else {
+                if v.len() <= listed {
+                    // Left out: dependents whose guard on a slot shared with t always fails
+                    // after t (on that slot their history ends with t's event, whose state
+                    // decides it). Only on lists kept: on longer ones this would cost the
+                    // square of a slot's members, and their classes drop such dependents at
+                    // once anyway.
+                    v.retain(|&x| {
+                        !guards.row(x as usize).iter().any(|g| {
+                            mine.binary_search(&g.slot).is_ok() && sys.disables(t, x, g.resource)
+                        })
+                    });
                     entries += v.len();
                     deps.is_listed.push(true);
                     deps.listed.push_row(v.iter().copied());
