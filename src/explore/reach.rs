@@ -6,7 +6,7 @@
 //! States live in one flat arena of words in discovery order, which is also the BFS queue; a
 //! parent link per state gives shortest witness runs. Duplicates are found with an
 //! open-addressing hash table (linear probing) of our own: for narrow states (up to
-//! [`INLINE_WORDS`] words) a slot holds the state itself next to its id, so a lookup costs one
+//! `INLINE_WORDS` words) a slot holds the state itself next to its id, so a lookup costs one
 //! cache miss; wider states are compared in the arena behind a 32-bit fingerprint. The
 //! successors of a state are all computed first and their slots prefetched before any is
 //! looked up, so that the cache misses of one expansion overlap.

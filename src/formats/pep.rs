@@ -57,7 +57,7 @@
 //!
 //! # What is written
 //!
-//! [`write`] emits `PEP`, `PTNet`, `FORMAT_N2`, then `PL` with the places numbered 1..n in model
+//! [`write()`] emits `PEP`, `PTNet`, `FORMAT_N2`, then `PL` with the places numbered 1..n in model
 //! order (`1"label"M2`, the marking only when positive), `TR` with the transitions numbered
 //! 1..m in model order (a range of its own, also from 1), `TP` (`t<p`), `PT` (`p>t`), and `RA`
 //! (`t<p`) only when the net has read arcs; weights (`w<n>`) only when above 1. Arcs are written
