@@ -159,19 +159,22 @@ impl StateBlocks {
         self.set[s] = true;
     }
 
+    /// A block with no reference yet (a freed one, or a new one at the end); its words are
+    /// the caller's to write.
+    fn new_block(&mut self) -> u32 {
+        self.free.pop().unwrap_or_else(|| {
+            let b = self.refs.len() as u32;
+            grow(&mut self.refs, 1);
+            grow(&mut self.data, self.width);
+            self.refs.push(0);
+            self.data.resize(self.data.len() + self.width, 0);
+            b
+        })
+    }
+
     /// A new block, a copy of block `from`.
     fn alloc_copy(&mut self, from: u32) -> u32 {
-        let b = match self.free.pop() {
-            Some(b) => b,
-            None => {
-                let b = self.refs.len() as u32;
-                grow(&mut self.refs, 1);
-                grow(&mut self.data, self.width);
-                self.refs.push(0);
-                self.data.resize(self.data.len() + self.width, 0);
-                b
-            }
-        };
+        let b = self.new_block();
         let w = self.width;
         self.data
             .copy_within(from as usize * w..(from as usize + 1) * w, b as usize * w);
@@ -179,17 +182,7 @@ impl StateBlocks {
     }
 
     fn alloc(&mut self, part: &[u64]) -> u32 {
-        let b = match self.free.pop() {
-            Some(b) => b,
-            None => {
-                let b = self.refs.len() as u32;
-                grow(&mut self.refs, 1);
-                grow(&mut self.data, self.width);
-                self.refs.push(0);
-                self.data.resize(self.data.len() + self.width, 0);
-                b
-            }
-        };
+        let b = self.new_block();
         let at = b as usize * self.width;
         self.data[at..at + part.len()].copy_from_slice(part);
         self.data[at + part.len()..at + self.width].fill(0);
