@@ -235,11 +235,61 @@ impl ConeForest {
             let b = stack.first().copied().unwrap_or(EMPTY);
             self.share(b);
             b
+        } else if stack.len() <= 1 && self.height > 1 {
+            // One input (an event with one predecessor, or ⊥ alone): nothing to merge, the
+            // input's paths down to the own entries are copied and the rest shared.
+            let b = stack.first().copied().unwrap_or(EMPTY);
+            self.copy_paths(b, self.height - 1, 0, own)
         } else {
             self.build_at(&mut stack, 0, self.height - 1, 0, own, &deeper)
         };
         self.stack = stack;
         root
+    }
+
+    /// [`build`](Self::build) from one input: the subtree `b` at `level` (of a tree of height 2
+    /// or more) whose first slot is `base`, with the non-empty `own` (sorted, below it) on top.
+    /// Blocks are copied only on the paths down to `own`'s slots.
+    fn copy_paths(&mut self, b: u32, level: u32, base: u32, own: &[(u32, u32)]) -> u32 {
+        if level == 0 {
+            let mut leaf: TreeBlock = if b == EMPTY {
+                std::array::from_fn(|i| base + i as u32)
+            } else {
+                *self.tree_block(b)
+            };
+            for &(s, node) in own {
+                leaf[(s - base) as usize] = node;
+            }
+            return self.alloc(&leaf);
+        }
+        let shift = Self::shift(level);
+        let mut children: TreeBlock = if b == EMPTY {
+            [EMPTY; FANOUT]
+        } else {
+            *self.tree_block(b)
+        };
+        let mut rest = own;
+        let mut next = 0;
+        while let Some(&(s, _)) = rest.first() {
+            let c = ((s - base) >> shift) as usize;
+            let child_base = base + ((c as u32) << shift);
+            let split = rest
+                .iter()
+                .position(|&(s, _)| s >= child_base + (1 << shift))
+                .unwrap_or(rest.len());
+            let (mine, later) = rest.split_at(split);
+            rest = later;
+            for &child in &children[next..c] {
+                self.share(child);
+            }
+            // The input's child is not referenced by the new block: its copy replaces it.
+            children[c] = self.copy_paths(children[c], level - 1, child_base, mine);
+            next = c + 1;
+        }
+        for &child in &children[next..] {
+            self.share(child);
+        }
+        self.alloc(&children)
     }
 
     /// [`build`](Self::build) of the subtree at `level` whose first slot is `base`, from the
