@@ -19,6 +19,9 @@ pub struct EventLog {
     labels: Vec<Transition>,
     pred_start: Vec<u32>,
     preds: Vec<LogId>,
+    /// The Foata level of each event: 1 + the largest of its predecessors' (⊥: 0). Kept so
+    /// that the key of a logged configuration in the ERV order needs no walk to find levels.
+    levels: Vec<u32>,
     cutoff: Vec<bool>,
     /// The ids, each with its [`short_hash`]: those below `indexed` (the table is filled in
     /// only when a lookup needs it, see [`append`](EventLog::append)).
@@ -39,6 +42,7 @@ impl EventLog {
             labels: vec![Transition::MAX],
             pred_start: vec![0, 0],
             preds: Vec::new(),
+            levels: vec![0],
             cutoff: vec![false],
             table: HashTable::new(),
             indexed: 1,
@@ -63,6 +67,12 @@ impl EventLog {
     /// The immediate predecessors of a logged event, sorted (`[0]` for a minimal event).
     pub fn preds(&self, e: LogId) -> &[LogId] {
         &self.preds[self.pred_start[e as usize] as usize..self.pred_start[e as usize + 1] as usize]
+    }
+
+    /// The Foata level of a logged event: the most events on a causal chain from ⊥ to it,
+    /// itself included (⊥: 0).
+    pub fn level(&self, e: LogId) -> u32 {
+        self.levels[e as usize]
     }
 
     /// Whether the event was decided to be a cutoff when it was first built.
@@ -97,6 +107,12 @@ impl EventLog {
     /// [`intern`](Self::intern).
     pub fn append(&mut self, label: Transition, preds: &[LogId]) -> LogId {
         let id = self.labels.len() as LogId;
+        let level = 1 + preds
+            .iter()
+            .map(|&p| self.levels[p as usize])
+            .max()
+            .unwrap_or(0);
+        self.levels.push(level);
         self.labels.push(label);
         self.preds.extend_from_slice(preds);
         self.pred_start.push(self.preds.len() as u32);
@@ -133,6 +149,7 @@ impl EventLog {
         (self.labels.capacity() * 4
             + self.pred_start.capacity() * 4
             + self.preds.capacity() * 4
+            + self.levels.capacity() * 4
             + self.cutoff.capacity()
             + self.table.capacity() * 9) as u64
     }
@@ -155,6 +172,10 @@ mod tests {
         assert_eq!(log.preds(c), &[1, 2]);
         assert_eq!(log.label(c), 5);
         assert_eq!(log.len(), 4);
+        assert_eq!((log.level(0), log.level(a), log.level(b)), (0, 1, 1));
+        assert_eq!(log.level(c), 2);
+        let (d, _) = log.intern(6, &[b, c]);
+        assert_eq!(log.level(d), 3);
         log.set_cutoff(b, true);
         assert!(log.is_cutoff(b) && !log.is_cutoff(a));
     }

@@ -12,8 +12,6 @@
 
 use std::cmp::Ordering;
 
-use rustc_hash::FxHashMap;
-
 use super::event::{BOTTOM, EventId, EventStore};
 use super::log::{EventLog, LogId};
 use crate::system::Transition;
@@ -52,12 +50,33 @@ pub struct KeyRoom {
     /// By store id, the walk that last reached the event.
     stamp: Vec<u32>,
     epoch: u32,
-    stack: Vec<EventId>,
+    /// By log id, the walk that last reached the logged event.
+    log_stamp: Vec<u32>,
+    log_epoch: u32,
+    stack: Vec<u32>,
     /// (Foata level, label) of each event of the configuration.
     pairs: Vec<(u32, Transition)>,
-    /// Levels of the logged events reached so far (the log's ids are not dense in a walk).
-    logged: FxHashMap<LogId, u32>,
-    log_stack: Vec<(LogId, bool)>,
+    /// By transition, its occurrences in the configuration (zero between keys).
+    count: Vec<u32>,
+    /// The transitions that occur, in the order first met.
+    labels: Vec<Transition>,
+    /// By Foata level, where its labels start in `by_level`.
+    level_start: Vec<u32>,
+    /// The labels grouped by level.
+    by_level: Vec<Transition>,
+}
+
+/// Starts a new walk over ids below `bound` with stamps: returns the walk's stamp.
+fn next_epoch(stamp: &mut Vec<u32>, epoch: &mut u32, bound: usize) -> u32 {
+    if stamp.len() < bound {
+        stamp.resize(bound, 0);
+    }
+    *epoch = epoch.wrapping_add(1);
+    if *epoch == 0 {
+        stamp.fill(0);
+        *epoch = 1;
+    }
+    *epoch
 }
 
 /// Appends to `out` the Parikh vector of the sorted `labels`.
@@ -111,26 +130,19 @@ impl ConfigKey {
         room.pairs.clear();
         if e != BOTTOM && order == Order::Erv {
             // [e] by a walk over the predecessors, each event reached once.
-            if room.stamp.len() < store.id_bound() {
-                room.stamp.resize(store.id_bound(), 0);
-            }
-            room.epoch = room.epoch.wrapping_add(1);
-            if room.epoch == 0 {
-                room.stamp.iter_mut().for_each(|s| *s = 0);
-                room.epoch = 1;
-            }
+            let epoch = next_epoch(&mut room.stamp, &mut room.epoch, store.id_bound());
             room.stack.clear();
             room.stack.push(e);
             while let Some(x) = room.stack.pop() {
-                if x == BOTTOM || room.stamp[x as usize] == room.epoch {
+                if x == BOTTOM || room.stamp[x as usize] == epoch {
                     continue;
                 }
-                room.stamp[x as usize] = room.epoch;
+                room.stamp[x as usize] = epoch;
                 room.pairs.push((store.level(x), store.label(x)));
                 room.stack.extend_from_slice(store.preds(x));
             }
         }
-        self.fill(order, &mut room.pairs);
+        self.fill(order, room);
     }
 
     /// Makes this the key of the logged event `e`'s local configuration, rebuilt from the log
@@ -138,57 +150,100 @@ impl ConfigKey {
     /// of one size reach one state, without keeping a key for every state. Reuses this key's
     /// buffers and `room`'s.
     pub fn set_to_logged(&mut self, log: &EventLog, e: LogId, order: Order, room: &mut KeyRoom) {
-        // [e] by a walk over the logged predecessors; levels once every predecessor has one.
-        let level = &mut room.logged;
-        level.clear();
-        level.insert(0, 0);
-        room.log_stack.clear();
-        room.log_stack.push((e, false));
-        while let Some((x, expanded)) = room.log_stack.pop() {
-            if level.contains_key(&x) {
+        // [e] by a walk over the logged predecessors, each event reached once; the log keeps
+        // every event's Foata level.
+        let epoch = next_epoch(&mut room.log_stamp, &mut room.log_epoch, log.len());
+        room.pairs.clear();
+        room.stack.clear();
+        room.stack.push(e);
+        let mut size = 0;
+        while let Some(x) = room.stack.pop() {
+            if x == 0 || room.log_stamp[x as usize] == epoch {
                 continue;
             }
-            if expanded {
-                let l = 1 + log.preds(x).iter().map(|p| level[p]).max().unwrap_or(0);
-                level.insert(x, l);
-            } else {
-                room.log_stack.push((x, true));
-                room.log_stack.extend(
-                    log.preds(x)
-                        .iter()
-                        .filter(|p| !level.contains_key(p))
-                        .map(|&p| (p, false)),
-                );
+            room.log_stamp[x as usize] = epoch;
+            size += 1;
+            if order == Order::Erv {
+                room.pairs.push((log.level(x), log.label(x)));
             }
+            room.stack.extend_from_slice(log.preds(x));
         }
-        level.remove(&0);
-        self.size = level.len() as u32;
-        room.pairs.clear();
-        if order == Order::Erv {
-            room.pairs
-                .extend(level.iter().map(|(&x, &l)| (l, log.label(x))));
-        }
-        self.fill(order, &mut room.pairs);
+        self.size = size;
+        self.fill(order, room);
     }
 
     /// Sets the Parikh vectors from the (Foata level, label) pairs of the configuration's
-    /// events (none for [`Order::Size`]).
-    fn fill(&mut self, order: Order, pairs: &mut [(u32, Transition)]) {
+    /// events in `room.pairs`, in any order (none for [`Order::Size`]). Both vectors are
+    /// counted rather than sorted: only the distinct labels, and each level's few labels, are
+    /// sorted.
+    fn fill(&mut self, order: Order, room: &mut KeyRoom) {
         self.parikh.clear();
         self.foata.clear();
         self.level_ends.clear();
-        if order == Order::Size {
+        if order == Order::Size || room.pairs.is_empty() {
             return;
         }
-        // By level, then label: each level's vector is a run; the whole vector needs the
-        // labels in their own order.
-        pairs.sort_unstable();
-        for run in pairs.chunk_by(|a, b| a.0 == b.0) {
-            push_parikh(&mut self.foata, run.iter().map(|&(_, t)| t));
-            self.level_ends.push(self.foata.len() as u32);
+        let KeyRoom {
+            pairs,
+            count,
+            labels,
+            level_start,
+            by_level,
+            ..
+        } = room;
+        // The whole vector: occurrences counted by label, then the labels met sorted.
+        labels.clear();
+        for &(_, t) in pairs.iter() {
+            if count.len() <= t as usize {
+                count.resize(t as usize + 1, 0);
+            }
+            if count[t as usize] == 0 {
+                labels.push(t);
+            }
+            count[t as usize] += 1;
         }
-        pairs.sort_unstable_by_key(|&(_, t)| t);
-        push_parikh(&mut self.parikh, pairs.iter().map(|&(_, t)| t));
+        labels.sort_unstable();
+        self.parikh.reserve(labels.len());
+        for &t in labels.iter() {
+            self.parikh
+                .push((t, std::mem::take(&mut count[t as usize])));
+        }
+        // The levels' vectors: labels placed by level (levels run from 1 up), then each level
+        // sorted, which is short.
+        let levels = pairs.iter().map(|&(l, _)| l).max().unwrap_or(0) as usize;
+        level_start.clear();
+        level_start.resize(levels + 2, 0);
+        for &(l, _) in pairs.iter() {
+            level_start[l as usize + 1] += 1;
+        }
+        for l in 1..level_start.len() {
+            level_start[l] += level_start[l - 1];
+        }
+        by_level.clear();
+        by_level.resize(pairs.len(), 0);
+        for &(l, t) in pairs.iter() {
+            let at = &mut level_start[l as usize];
+            by_level[*at as usize] = t;
+            *at += 1;
+        }
+        // `level_start[l]` is now where level l ends.
+        self.foata.reserve(pairs.len());
+        self.level_ends.reserve(levels);
+        let mut from = 0;
+        for &end in &level_start[..=levels] {
+            let end = end as usize;
+            match &mut by_level[from..end] {
+                [] => continue,
+                // Most levels of a configuration hold an event or two.
+                &mut [t] => self.foata.push((t, 1)),
+                level => {
+                    level.sort_unstable();
+                    push_parikh(&mut self.foata, level.iter().copied());
+                }
+            }
+            self.level_ends.push(self.foata.len() as u32);
+            from = end;
+        }
     }
 
     /// The Parikh vector of Foata level `i` (from 0).
@@ -249,8 +304,49 @@ mod tests {
             size: pairs.len() as u32,
             ..ConfigKey::default()
         };
-        k.fill(Order::Erv, &mut pairs.to_vec());
+        let mut room = KeyRoom {
+            pairs: pairs.to_vec(),
+            ..KeyRoom::default()
+        };
+        k.fill(Order::Erv, &mut room);
         k
+    }
+
+    /// The key by the definition: pairs sorted by level then label for the levels' vectors,
+    /// by label for the whole vector.
+    fn key_by_sorting(pairs: &[(u32, Transition)]) -> ConfigKey {
+        let mut pairs = pairs.to_vec();
+        let mut k = ConfigKey {
+            size: pairs.len() as u32,
+            ..ConfigKey::default()
+        };
+        pairs.sort_unstable();
+        for run in pairs.chunk_by(|a, b| a.0 == b.0) {
+            push_parikh(&mut k.foata, run.iter().map(|&(_, t)| t));
+            k.level_ends.push(k.foata.len() as u32);
+        }
+        pairs.sort_unstable_by_key(|&(_, t)| t);
+        push_parikh(&mut k.parikh, pairs.iter().map(|&(_, t)| t));
+        k
+    }
+
+    proptest::proptest! {
+        /// Counting builds the keys that sorting does, and room reused from one key to the
+        /// next leaves nothing behind.
+        #[test]
+        fn counted_keys_are_sorted_keys(
+            configs in proptest::collection::vec(
+                proptest::collection::vec((1u32..12, 0u32..40), 0..60), 1..4)
+        ) {
+            let mut room = KeyRoom::default();
+            let mut k = ConfigKey::default();
+            for pairs in &configs {
+                room.pairs.clone_from(pairs);
+                k.size = pairs.len() as u32;
+                k.fill(Order::Erv, &mut room);
+                proptest::prop_assert_eq!(&k, &key_by_sorting(pairs));
+            }
+        }
     }
 
     #[test]
