@@ -276,7 +276,8 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let mut sys = NetSystem::new(&net);
     guard.phase("exploring");
     let limits = guard.limits();
-    let outcome = loop {
+    let start = std::time::Instant::now();
+    let mut outcome = loop {
         let r = udpor::explore_with_events(&sys, &opts, &limits, &mut on_progress, dot_events);
         match r {
             Ok(outcome) => break outcome,
@@ -286,6 +287,8 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             },
         }
     };
+    // Runs restarted with wider counters count too.
+    outcome.stats.explore_seconds = start.elapsed().as_secs_f64();
     progress.finish();
     guard.phase("writing the report");
     let conditions = if args.dot_conditions {
@@ -419,6 +422,11 @@ fn report<S: System + ?Sized>(
         stats.stopped.map_or(Value::Null, |s| {
             serde_json::to_value(s).unwrap_or(Value::Null)
         }),
+    );
+    out.add(
+        "explore_time_s",
+        "exploration time (s)",
+        stats.explore_seconds,
     );
     common_tail(&mut out, limits.elapsed().as_secs_f64());
     let mut extra = Vec::new();

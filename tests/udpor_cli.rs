@@ -112,6 +112,7 @@ fn json_has_the_stable_fields() {
         "mode",
         "complete",
         "time_s",
+        "explore_time_s",
         "peak_bytes",
         "maximal_configurations",
         "events",
@@ -126,6 +127,12 @@ fn json_has_the_stable_fields() {
     assert_eq!(j["events"], 6);
     assert_eq!(j["deadlocks"], 8);
     assert_eq!(j["complete"], true);
+    // The exploration is part of the whole run.
+    let (explore, whole) = (j["explore_time_s"].as_f64(), j["time_s"].as_f64());
+    assert!(
+        explore.is_some_and(|x| x >= 0.0 && x <= whole.unwrap()),
+        "{j}"
+    );
 }
 
 #[test]

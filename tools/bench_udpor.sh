@@ -2,9 +2,10 @@
 # Speed of the unfolding DPOR on this machine, as Markdown tables:
 #   1. scalable families from tools/gen_net.py without cutoffs (pairs: 2^n maximal
 #      configurations of depth n; conflict: n configurations of depth 1 over n + 1 places;
-#      chain: one configuration of depth n over n + 1 places): events/s, maximal
-#      configurations/s, bytes per event, peak bytes held (store, log and state table), and
-#      time per maximal configuration as n grows;
+#      chain: one configuration of depth n over n + 1 places): events/s and maximal
+#      configurations/s of the whole run and of the exploration alone (reading the net and
+#      building the system left out), bytes per event, peak bytes held (store, log and state
+#      table), and time per maximal configuration as n grows;
 #   2. shared nets with cutoffs in the ERV and size orders, without cutoffs (stopped after
 #      10 s on cyclic nets), and with the cache of events off (`--cache off`: every event
 #      outside U dropped at each Remove): time, maximal configurations, events, creations,
@@ -25,17 +26,17 @@ json() { python3 -c 'import json, sys; d = json.load(sys.stdin); print(" ".join(
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 echo "Machine: $(nproc) cores, ${cpu:-unknown CPU}; $(date -u +%Y-%m-%d); $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo
-echo "| family | n | maximal configurations | events | time (s) | events/s | configurations/s | µs per configuration | bytes/event | peak held |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| family | n | maximal configurations | events | time (s) | exploration (s) | events/s | events/s of exploration | configurations/s | µs per configuration | bytes/event | peak held |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for spec in "pairs 10" "pairs 14" "pairs 16" "pairs 18" "conflict 1000" "conflict 4000" "conflict 16000" \
     "conflict 64000" "chain 10000" "chain 30000" "chain 100000"; do
     set -- $spec
     f="$tmp/$1-$2.ll_net"
     python3 tools/gen_net.py "$1" "$2" --format pep -o "$f"
-    read -r mc ev t bytes peak < <("$bin" "$f" --max-depth 1000000 --json - -q --no-fail |
-        json maximal_configurations events time_s store_bytes peak_bytes)
-    awk -v fam="$1" -v n="$2" -v mc="$mc" -v ev="$ev" -v t="$t" -v b="$bytes" -v p="$peak" 'BEGIN {
-        printf "| %s | %d | %d | %d | %.3f | %.0f | %.0f | %.2f | %.0f | %.1f MiB |\n", fam, n, mc, ev, t, ev / t, mc / t, t / mc * 1e6, b / ev, p / 1048576 }'
+    read -r mc ev t x bytes peak < <("$bin" "$f" --max-depth 1000000 --json - -q --no-fail |
+        json maximal_configurations events time_s explore_time_s store_bytes peak_bytes)
+    awk -v fam="$1" -v n="$2" -v mc="$mc" -v ev="$ev" -v t="$t" -v x="$x" -v b="$bytes" -v p="$peak" 'BEGIN {
+        printf "| %s | %d | %d | %d | %.3f | %.3f | %.0f | %.0f | %.0f | %.2f | %.0f | %.1f MiB |\n", fam, n, mc, ev, t, x, ev / t, ev / x, mc / t, t / mc * 1e6, b / ev, p / 1048576 }'
 done
 
 echo

@@ -193,6 +193,9 @@ pub struct UdporStats {
     /// The largest number of bytes held by the event store, the event log and the state
     /// table together (their allocated capacity).
     pub peak_bytes: u64,
+    /// Seconds the exploration took, the explorer's setup (slots, tables) included: what
+    /// events per second are measured against, apart from reading the input.
+    pub explore_seconds: f64,
 }
 
 impl UdporStats {
@@ -704,6 +707,7 @@ pub fn explore_with_events<S: System + ?Sized>(
     progress: &mut dyn FnMut(UdporProgress),
     with_events: Option<usize>,
 ) -> Result<UdporOutcome, Overflow> {
+    let start = std::time::Instant::now();
     let mut x = Explorer::new(sys, opts.clone());
     x.limits = limits.clone();
     x.record_conflicts = with_events;
@@ -718,6 +722,7 @@ pub fn explore_with_events<S: System + ?Sized>(
     x.stats.flat_cones = x.store.cones_are_flat();
     x.stats.assembled_histories = x.store.assembles_histories();
     x.stats.peak_bytes = x.stats.peak_bytes.max(x.accounted_bytes());
+    x.stats.explore_seconds = start.elapsed().as_secs_f64();
     if opts.record_states {
         x.stats.deadlock_states = Some(x.deadlock_states.states().collect());
     }
