@@ -477,8 +477,15 @@ impl Dependents {
         for t in 0..n as Transition {
             let mine = slots.of(t);
             let bound: usize = mine.iter().map(|&s| members.row(s as usize).len()).sum();
+            // The list is at least as long as the longest slot's members: past `listed`, it
+            // is not built (n transitions on one slot would cost n² here).
+            let widest = mine
+                .iter()
+                .map(|&s| members.row(s as usize).len())
+                .max()
+                .unwrap_or(0);
             v.clear();
-            if bound <= 16 * listed && entries + bound <= Self::LISTED_ENTRIES {
+            if widest <= listed && bound <= 16 * listed && entries + bound <= Self::LISTED_ENTRIES {
                 v.extend(
                     mine.iter()
                         .flat_map(|&s| members.row(s as usize).iter().copied()),
