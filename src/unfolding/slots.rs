@@ -19,15 +19,11 @@
 //! place's writers. Every slot of a transition costs each of its events a node and cone
 //! entries, so fewer slots per transition make events smaller and cheaper to build.
 
-use rustc_hash::FxHashMap;
-
+use super::rows::Rows;
 use crate::system::{Access, System, Transition};
 
 /// Index of a slot.
 pub type Slot = u32;
-
-/// The accessors of one resource: pure readers, pure adders, and the others.
-type Accessors = (Vec<Transition>, Vec<Transition>, Vec<Transition>);
 
 /// The slots of a system: for every transition the sorted list of slots it is on.
 #[derive(Clone, Debug)]
@@ -57,34 +53,42 @@ fn intersect(a: &[Slot], b: &[Slot]) -> bool {
     false
 }
 
-/// Merges slots (sorted member lists, largest first, with their origins) whose union is still a
-/// clique of the dependence relation, which `slots_of` (each transition's slots among `kept`)
-/// gives: two transitions are dependent iff they share a slot. The result is a cover with the
-/// same property and fewer slots per transition. The readers of a place each get a slot of
-/// their own with all its writers (they commute with one another), but readers that are
-/// dependent for another reason, such as the transitions of one process testing one flag, can
-/// share one: each writer is then on one slot per group of readers instead of one per reader.
-/// Returns the merged slots, their origins (the least of the merged ones) and each
-/// transition's merged slots.
+/// Merges slots (`kept`: sorted member lists, largest first, with their origins) whose union is
+/// still a clique of the dependence relation, which `slots_of` (each transition's slots among
+/// `kept`, sorted) gives: two transitions are dependent iff they share a slot. The result is a
+/// cover with the same property and fewer slots per transition. The readers of a place each
+/// get a slot of their own with all its writers (they commute with one another), but readers
+/// that are dependent for another reason, such as the transitions of one process testing one
+/// flag, can share one: each writer is then on one slot per group of readers instead of one
+/// per reader. Returns the group of each slot of `kept` and each group's origin (the least of
+/// its slots').
 fn merge_cliques(
-    kept: Vec<Vec<Transition>>,
-    origins: Vec<u32>,
-    slots_of: &[Vec<Slot>],
-) -> (Vec<Vec<Transition>>, Vec<u32>, Vec<Vec<Slot>>) {
+    kept: &Rows<Transition>,
+    origins: &[u32],
+    slots_of: &Rows<Slot>,
+) -> (Vec<u32>, Vec<u32>) {
     let dependent = |a: Transition, b: Transition| {
-        a == b || intersect(&slots_of[a as usize], &slots_of[b as usize])
+        a == b || intersect(slots_of.row(a as usize), slots_of.row(b as usize))
     };
-    let mut groups: Vec<Vec<Transition>> = Vec::new();
+    // A group's members: those of the slot that founded it until another slot joins it.
+    let mut founder: Vec<Slot> = Vec::new();
+    let mut joined: Vec<Option<Vec<Transition>>> = Vec::new();
     let mut group_origins: Vec<u32> = Vec::new();
-    let mut groups_of: Vec<Vec<Slot>> = vec![Vec::new(); slots_of.len()];
-    let mut candidates: Vec<Slot> = Vec::new();
+    let mut group_of: Vec<u32> = Vec::with_capacity(kept.len());
+    let mut candidates: Vec<u32> = Vec::new();
     let mut budget = MERGE_BUDGET;
     let (mut only_slot, mut only_group) = (Vec::new(), Vec::new());
-    for (m, origin) in kept.into_iter().zip(origins) {
-        // Groups that share a member with the slot, the likeliest to form a clique with it.
+    for (k, &origin) in origins.iter().enumerate() {
+        let m = kept.row(k);
+        // Groups that share a member with the slot, the likeliest to form a clique with it:
+        // a transition's groups are those of its slots met so far, in the order it joined.
         candidates.clear();
         'collect: for &t in m.iter().take(4) {
-            for &g in &groups_of[t as usize] {
+            for &s in slots_of.row(t as usize) {
+                if s as usize >= k {
+                    break;
+                }
+                let g = group_of[s as usize];
                 if !candidates.contains(&g) {
                     candidates.push(g);
                     if candidates.len() == MERGE_TRIES {
@@ -94,7 +98,10 @@ fn merge_cliques(
             }
         }
         let target = candidates.iter().copied().find(|&g| {
-            let group = &groups[g as usize];
+            let group = match &joined[g as usize] {
+                Some(members) => &members[..],
+                None => kept.row(founder[g as usize] as usize),
+            };
             if group.len() + m.len() > 4 * MERGE_PAIRS || budget < group.len() + m.len() {
                 return false;
             }
@@ -114,132 +121,191 @@ fn merge_cliques(
         });
         match target {
             Some(g) => {
-                let group = &mut groups[g as usize];
-                for &t in &m {
-                    if let Err(at) = group.binary_search(&t) {
-                        group.insert(at, t);
-                        groups_of[t as usize].push(g);
+                let members = joined[g as usize]
+                    .get_or_insert_with(|| kept.row(founder[g as usize] as usize).to_vec());
+                for &t in m {
+                    if let Err(at) = members.binary_search(&t) {
+                        members.insert(at, t);
                     }
                 }
                 group_origins[g as usize] = group_origins[g as usize].min(origin);
+                group_of.push(g);
             }
             None => {
-                let g = groups.len() as Slot;
-                for &t in &m {
-                    groups_of[t as usize].push(g);
-                }
-                groups.push(m);
+                group_of.push(founder.len() as u32);
+                founder.push(k as Slot);
+                joined.push(None);
                 group_origins.push(origin);
             }
         }
     }
-    (groups, group_origins, groups_of)
+    (group_of, group_origins)
+}
+
+/// Appends to `out` the sorted union of the sorted `strong` and the (one or two) `extra`
+/// transitions, without repeats.
+fn push_clique(out: &mut Vec<Transition>, extra: &[Transition], strong: &[Transition]) {
+    let from = out.len();
+    let mut extra = extra.to_vec();
+    extra.sort_unstable();
+    let (mut i, mut j) = (0, 0);
+    while i < extra.len() || j < strong.len() {
+        let t = if j == strong.len() || (i < extra.len() && extra[i] < strong[j]) {
+            i += 1;
+            extra[i - 1]
+        } else {
+            j += 1;
+            strong[j - 1]
+        };
+        if out[from..].last() != Some(&t) {
+            out.push(t);
+        }
+    }
 }
 
 impl SlotMap {
     /// Builds the slots of `sys` from its footprints.
     pub fn new<S: System + ?Sized>(sys: &S) -> Self {
         let n = sys.transition_count();
-        // Each candidate slot with its origin (resource rank, then rank within the resource).
-        let mut members: Vec<(Vec<Transition>, u32)> = Vec::new();
-        let mut by_resource: FxHashMap<u32, Accessors> = FxHashMap::default();
+        // Every access as (resource, kind, transition), sorted: each resource's pure readers
+        // (kind 0), pure adders (1) and the others (2), each in the order of transitions.
+        let mut accesses: Vec<(u32, u8, Transition)> = Vec::new();
         for t in 0..n as Transition {
             for touch in sys.footprint(t) {
-                let (r, a, s) = by_resource.entry(touch.resource).or_default();
                 let acc = touch.access;
-                if acc == Access::READ {
-                    r.push(t);
+                let kind = if acc == Access::READ {
+                    0
                 } else if acc == Access::ADD {
-                    a.push(t);
-                } else if !acc.is_empty() {
-                    s.push(t);
+                    1
+                } else {
+                    2
+                };
+                if !acc.is_empty() {
+                    accesses.push((touch.resource, kind, t));
                 }
             }
         }
-        let mut resources: Vec<_> = by_resource.into_iter().collect();
-        resources.sort_unstable_by_key(|(r, _)| *r);
-        for (_, (readers, adders, strong)) in resources {
-            let clique = |extra: &[Transition]| {
-                let mut c: Vec<Transition> = extra.iter().chain(&strong).copied().collect();
-                c.sort_unstable();
-                c.dedup();
-                c
+        accesses.sort_unstable();
+        accesses.dedup();
+        // Candidate slots, numbered in the order of their origin (resource, then rank within
+        // the resource), one row each.
+        let mut candidates: Rows<Transition> = Rows::new();
+        let mut row: Vec<Transition> = Vec::new();
+        for resource in accesses.chunk_by(|a, b| a.0 == b.0) {
+            let of_kind = |k: u8| {
+                let from = resource.partition_point(|a| a.1 < k);
+                let to = resource.partition_point(|a| a.1 <= k);
+                resource[from..to].iter().map(|a| a.2)
             };
-            let mut push = |m: Vec<Transition>| {
-                let origin = members.len() as u32;
-                members.push((m, origin));
+            let (readers, adders): (Vec<_>, Vec<_>) = (of_kind(0).collect(), of_kind(1).collect());
+            let strong: Vec<Transition> = of_kind(2).collect();
+            let mut push = |extra: &[Transition]| {
+                row.clear();
+                push_clique(&mut row, extra, &strong);
+                candidates.push_row(row.iter().copied());
             };
             match (readers.is_empty(), adders.is_empty()) {
-                (true, true) => push(clique(&[])),
-                (false, true) => readers.iter().for_each(|&r| push(clique(&[r]))),
-                (true, false) => adders.iter().for_each(|&a| push(clique(&[a]))),
+                (true, true) => push(&[]),
+                (false, true) => readers.iter().for_each(|&r| push(&[r])),
+                (true, false) => adders.iter().for_each(|&a| push(&[a])),
                 (false, false) => {
                     for &r in &readers {
                         for &a in &adders {
-                            push(clique(&[r, a]));
+                            push(&[r, a]);
                         }
                     }
                 }
             }
         }
         // A slot whose members all lie in another slot adds no pair: drop it. Sorting by size,
-        // largest first, lets each slot be checked against the ones kept so far.
-        members.sort_unstable_by(|(a, _), (b, _)| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        members.dedup_by(|(a, _), (b, _)| a == b);
-        let mut kept: Vec<Vec<Transition>> = Vec::new();
+        // largest first, lets each slot be checked against the ones kept so far; equal slots
+        // keep the least origin.
+        // The size and first member, packed, decide most comparisons without reading the rows.
+        let mut by_size: Vec<(u64, u32)> = (0..candidates.len())
+            .map(|c| {
+                let row = candidates.row(c);
+                let size = u32::MAX - row.len() as u32;
+                let first = row.first().copied().unwrap_or(0);
+                ((size as u64) << 32 | first as u64, c as u32)
+            })
+            .collect();
+        by_size.sort_unstable_by(|&(ka, a), &(kb, b)| {
+            ka.cmp(&kb)
+                .then_with(|| candidates.row(a as usize).cmp(candidates.row(b as usize)))
+                .then(a.cmp(&b))
+        });
+        by_size.dedup_by(|b, a| candidates.row(a.1 as usize) == candidates.row(b.1 as usize));
+        let mut kept: Rows<Transition> = Rows::new();
         let mut origins: Vec<u32> = Vec::new();
-        let mut slots_of: Vec<Vec<Slot>> = vec![Vec::new(); n];
-        for (m, origin) in members {
-            if m.is_empty() {
+        // Each transition's slots kept so far, as lists threaded through one array.
+        let mut first_slot: Vec<u32> = vec![u32::MAX; n];
+        let mut next_slot: Vec<(Slot, u32)> = Vec::new();
+        for (_, c) in by_size {
+            let m = candidates.row(c as usize);
+            let Some(&first) = m.first() else {
                 continue;
+            };
+            let mut at = first_slot[first as usize];
+            let mut covered = false;
+            while at != u32::MAX && !covered {
+                let (s, next) = next_slot[at as usize];
+                let k = kept.row(s as usize);
+                covered = m.iter().all(|t| k.binary_search(t).is_ok());
+                at = next;
             }
-            // Candidates: the slots of the first member that are large enough.
-            let first = m[0] as usize;
-            let covered = slots_of[first].iter().any(|&s| {
-                let k = &kept[s as usize];
-                m.iter().all(|t| k.binary_search(t).is_ok())
-            });
             if covered {
                 continue;
             }
             let id = kept.len() as Slot;
-            for &t in &m {
-                slots_of[t as usize].push(id);
+            for &t in m {
+                next_slot.push((id, first_slot[t as usize]));
+                first_slot[t as usize] = next_slot.len() as u32 - 1;
             }
-            kept.push(m);
-            origins.push(origin);
+            kept.push_row(m.iter().copied());
+            origins.push(c);
         }
-        let (mut kept, mut origins, mut slots_of) = merge_cliques(kept, origins, &slots_of);
-        for (t, list) in slots_of.iter_mut().enumerate() {
-            if list.is_empty() {
-                list.push(kept.len() as Slot);
-                kept.push(vec![t as Transition]);
+        drop(candidates);
+        // Each transition's kept slots, sorted (they are numbered in the order kept).
+        let slots_of = Rows::group(n, || {
+            (0..kept.len()).flat_map(|s| kept.row(s).iter().map(move |&t| (t as usize, s as Slot)))
+        });
+        let (group_of, mut origins) = merge_cliques(&kept, &origins, &slots_of);
+        // Each transition's groups, and a slot of its own for a transition on none.
+        let mut groups_of: Vec<Slot> = Vec::new();
+        let mut starts: Vec<u32> = Vec::with_capacity(n + 1);
+        starts.push(0);
+        for t in 0..n {
+            let from = groups_of.len();
+            for &s in slots_of.row(t) {
+                let g = group_of[s as usize];
+                if !groups_of[from..].contains(&g) {
+                    groups_of.push(g);
+                }
+            }
+            if groups_of.len() == from {
+                groups_of.push(origins.len() as Slot);
                 origins.push(u32::MAX);
             }
+            starts.push(groups_of.len() as u32);
         }
         // Number the slots of one resource consecutively: an event's slots then lie close
         // together, and so do its entries in the cone trees (see `super::cone`).
-        let mut by_origin: Vec<Slot> = (0..kept.len() as Slot).collect();
+        let mut by_origin: Vec<Slot> = (0..origins.len() as Slot).collect();
         by_origin.sort_by_key(|&s| origins[s as usize]);
-        let mut renumber = vec![0; kept.len()];
+        let mut renumber = vec![0; origins.len()];
         for (new, &old) in by_origin.iter().enumerate() {
             renumber[old as usize] = new as Slot;
         }
-        for list in &mut slots_of {
-            list.iter_mut().for_each(|s| *s = renumber[*s as usize]);
+        for g in &mut groups_of {
+            *g = renumber[*g as usize];
         }
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut slots = Vec::new();
-        offsets.push(0);
-        for list in &mut slots_of {
-            list.sort_unstable();
-            slots.extend_from_slice(list);
-            offsets.push(slots.len() as u32);
+        for t in 0..n {
+            groups_of[starts[t] as usize..starts[t + 1] as usize].sort_unstable();
         }
         SlotMap {
-            count: kept.len(),
-            offsets,
-            slots,
+            count: origins.len(),
+            offsets: starts,
+            slots: groups_of,
         }
     }
 
