@@ -1827,13 +1827,16 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         // The events in immediate conflict with y are among its siblings on its slots; all
         // of them are kept (a superset, cheaper than testing each for immediate conflict).
         // Each list of siblings is walked once: the events of D are often siblings of one
-        // another, and n of them would otherwise cost n² here.
-        let mut walked: FxHashSet<(EventId, Slot)> = FxHashSet::default();
+        // another, and n of them would otherwise cost n² here. A list is named by its parent's
+        // node (one per event and slot).
+        let mut walked = vec![0u64; self.store.node_bound().div_ceil(64)];
         for &y in self.c.iter().chain(self.disabled.events()) {
-            for &s in self.store.event_slots(y) {
-                let parent = self.store.parent_on(y, s);
-                if walked.insert((parent, s)) {
-                    stack.extend(self.store.children_on(parent, s));
+            for k in 0..self.store.event_slots(y).len() {
+                let parent = self.store.parent_node_on_kth(y, k);
+                let (word, bit) = (parent / 64, 1u64 << (parent % 64));
+                if walked[word] & bit == 0 {
+                    walked[word] |= bit;
+                    stack.extend(self.store.children_of_node(parent));
                 }
             }
         }

@@ -471,6 +471,11 @@ impl EventStore {
         self.events.len()
     }
 
+    /// One more than the largest index of a node ([`parent_node_on_kth`](Self::parent_node_on_kth)).
+    pub fn node_bound(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// Number of events stored, ⊥ excluded.
     pub fn live(&self) -> usize {
         self.live
@@ -800,6 +805,12 @@ impl EventStore {
     #[inline]
     pub fn parent_node_on_kth(&self, e: EventId, k: usize) -> usize {
         self.nodes[self.events[e as usize].node_start as usize + k].parent_node as usize
+    }
+
+    /// The children of the node with index `node` (see
+    /// [`parent_node_on_kth`](Self::parent_node_on_kth)), in the order they were added.
+    pub fn children_of_node(&self, node: usize) -> Children<'_> {
+        self.children_of_node_after(node, ChildCursor::START)
     }
 
     /// [`children_after`](Self::children_after) of a node given by its index.
