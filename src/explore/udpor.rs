@@ -297,6 +297,8 @@ struct Explorer<'s, S: System + ?Sized> {
     /// Scratch room of `refresh_icf`: immediate conflicts found in a node's groups of
     /// children, with their positions.
     found_scratch: Vec<(u32, EventId)>,
+    /// Scratch room of `push`: the extensions found through the event it adds.
+    extensions_scratch: Vec<EventId>,
     /// By slot: `[e]`'s entry there for the event `e` that push number `.0` added.
     e_cone: Vec<(u64, ConeEntry)>,
     /// Per transition, its guards decided by one of its slots.
@@ -788,6 +790,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             d_parent: Vec::new(),
             first_shared: Vec::new(),
             found_scratch: Vec::new(),
+            extensions_scratch: Vec::new(),
             first_shared_round: 0,
             e_cone: Vec::new(),
             guards,
@@ -1372,7 +1375,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         );
         self.visit_mark = mark;
         self.stats.extension_searches += visits.len() as u64;
-        let mut found = Vec::new();
+        let mut found = std::mem::take(&mut self.extensions_scratch);
+        found.clear();
         let searched = visits.iter().try_for_each(|&t| {
             if self.guards_allow(t, e) {
                 self.extensions_through(t, e, &mut found)
@@ -1385,7 +1389,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.on_e[s as usize] = false;
         }
         searched?;
-        for x in found {
+        for &x in &found {
             if !self.enabled_in_c(x) {
                 continue;
             }
@@ -1397,6 +1401,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             debug_assert!(!list.events.contains(&x));
             list.push(x, self.key_slot[self.store.label(x) as usize]);
         }
+        self.extensions_scratch = found;
         self.en.push(en);
         self.en_cutoffs.push(en_cutoffs);
         Ok(())
