@@ -46,6 +46,7 @@
 //! worst case, and the limits are checked inside the enumeration.
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 
 mod disabled;
 
@@ -636,10 +637,13 @@ struct LeastEntry {
 /// its siblings on its slots), valid while the store's [`EventStore::siblings_removals`] of
 /// that event equals `removals`: siblings are then only appended, and `seen[i]` is the last
 /// of those on the event's `i`-th slot that was looked at.
+///
+/// Most events have few slots and few immediate conflicts: both lists are kept inline, and a
+/// memo then costs one allocation (a store holds one per event of `D` it has met).
 struct IcfMemo {
     removals: u64,
-    seen: Vec<ChildCursor>,
-    events: Vec<EventId>,
+    seen: SmallVec<[ChildCursor; 4]>,
+    events: SmallVec<[EventId; 4]>,
     /// `(k, len, mark)`: `events[..k]` all lie in the prefix of `D` of length `len` that
     /// carried `mark` (see [`DisabledSet::prefix_mark`]); alternatives skip them while that
     /// prefix stays.
@@ -648,8 +652,13 @@ struct IcfMemo {
 
 impl IcfMemo {
     fn bytes(&self) -> u64 {
-        (std::mem::size_of::<IcfMemo>() + self.events.capacity() * 4 + self.seen.capacity() * 4)
-            as u64
+        let spilled = |on_heap: bool, bytes: usize| if on_heap { bytes } else { 0 };
+        (std::mem::size_of::<IcfMemo>()
+            + spilled(self.events.spilled(), self.events.capacity() * 4)
+            + spilled(
+                self.seen.spilled(),
+                self.seen.capacity() * std::mem::size_of::<ChildCursor>(),
+            )) as u64
     }
 }
 
@@ -2216,8 +2225,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
                 Box::new(IcfMemo {
                     removals,
-                    seen: vec![ChildCursor::START; slots.len()],
-                    events: Vec::new(),
+                    seen: SmallVec::from_elem(ChildCursor::START, slots.len()),
+                    events: SmallVec::new(),
                     past_d: (0, 0, 0),
                 })
             }
