@@ -112,7 +112,9 @@ pub enum BuildError {
 #[derive(Default)]
 pub struct NetBuilder {
     net: Net,
-    ids: rustc_hash::FxHashMap<String, Node>,
+    /// Every node with the hash of its identifier. The identifiers themselves live in `net`
+    /// only, so that adding a node allocates no second copy of its identifier.
+    ids: hashbrown::HashTable<(u64, Node)>,
 }
 
 /// A node of a net: a place or a transition.
@@ -181,17 +183,29 @@ impl NetBuilder {
         Ok(idx)
     }
 
+    /// Records `node`, whose identifier is `id`, unless a node has that identifier already.
     fn claim(&mut self, id: &str, node: Node) -> Result<(), BuildError> {
-        if self.ids.contains_key(id) {
-            return Err(BuildError::DuplicateId(id.to_string()));
+        let net = &self.net;
+        let hash = id_hash(id);
+        match self.ids.entry(
+            hash,
+            |&(h, n)| h == hash && node_id(net, n) == id,
+            |&(h, _)| h,
+        ) {
+            hashbrown::hash_table::Entry::Occupied(_) => Err(BuildError::DuplicateId(id.into())),
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert((hash, node));
+                Ok(())
+            }
         }
-        self.ids.insert(id.to_string(), node);
-        Ok(())
     }
 
     /// The node with identifier `id`, if any.
     pub fn node(&self, id: &str) -> Option<Node> {
-        self.ids.get(id).copied()
+        let hash = id_hash(id);
+        self.ids
+            .find(hash, |&(h, n)| h == hash && node_id(&self.net, n) == id)
+            .map(|&(_, n)| n)
     }
 
     /// Number of places so far.
@@ -235,11 +249,28 @@ impl NetBuilder {
     /// The finished net, with arcs sorted by place.
     pub fn finish(mut self) -> Net {
         for t in &mut self.net.transitions {
-            t.pre.sort_unstable();
-            t.post.sort_unstable();
-            t.reads.sort_unstable();
+            for list in [&mut t.pre, &mut t.post, &mut t.reads] {
+                // Most lists are short and already sorted; checking is cheaper than sorting.
+                if !list.is_sorted() {
+                    list.sort_unstable();
+                }
+            }
         }
         self.net
+    }
+}
+
+/// The hash of a node identifier in [`NetBuilder`]'s index.
+fn id_hash(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(id)
+}
+
+/// The identifier of `node` in `net`.
+fn node_id(net: &Net, node: Node) -> &str {
+    match node {
+        Node::Place(p) => &net.places[p as usize].id,
+        Node::Transition(t) => &net.transitions[t as usize].id,
     }
 }
 
@@ -319,15 +350,34 @@ impl Net {
             .transitions
             .iter()
             .all(|t| t.pre.len() == 1 && t.post.len() == 1);
-        let (producers, consumers) = self.place_neighbours();
-        let marked_graph =
-            (0..self.places.len()).all(|p| producers[p].len() == 1 && consumers[p].len() == 1);
-        let free_choice = ordinary
-            && consumers.iter().all(|ts| {
-                ts.windows(2).all(|w| {
-                    self.transitions[w[0] as usize].pre == self.transitions[w[1] as usize].pre
-                })
-            });
+        // Counts and first consumers instead of the lists of `place_neighbours`: one allocation
+        // per array rather than two per place.
+        let mut producers = vec![0u32; self.places.len()];
+        let mut consumers = vec![0u32; self.places.len()];
+        // The first consumer of every place; two consumers of a place with different presets
+        // break free choice (equal presets being transitive, comparing with the first is enough).
+        let mut first = vec![TransIdx::MAX; self.places.len()];
+        let mut free_choice = ordinary;
+        for (ti, t) in self.transitions.iter().enumerate() {
+            for a in &t.post {
+                producers[a.place as usize] += 1;
+            }
+            for a in &t.pre {
+                let p = a.place as usize;
+                consumers[p] += 1;
+                match first[p] {
+                    TransIdx::MAX => first[p] = ti as TransIdx,
+                    f if free_choice => {
+                        free_choice = self.transitions[f as usize].pre == t.pre;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let marked_graph = producers
+            .iter()
+            .zip(&consumers)
+            .all(|(&i, &o)| i == 1 && o == 1);
         Structure {
             ordinary,
             state_machine,
@@ -385,6 +435,80 @@ mod tests {
             b.add_arc(p, t, ArcKind::Output, 0),
             Err(BuildError::ZeroWeight)
         );
+    }
+
+    #[test]
+    fn builder_index_finds_every_node() {
+        // Enough nodes for the index to grow several times.
+        let mut b = NetBuilder::new("n");
+        for i in 0..1000 {
+            assert_eq!(b.add_place(format!("n{i}"), None, 0), Ok(i));
+            assert_eq!(b.add_transition(format!("m{i}"), None), Ok(i));
+        }
+        for i in 0..1000 {
+            assert_eq!(b.node(&format!("n{i}")), Some(Node::Place(i)));
+            assert_eq!(b.node(&format!("m{i}")), Some(Node::Transition(i)));
+        }
+        assert_eq!(b.node("n1000"), None);
+        assert_eq!(b.node(""), None);
+        assert_eq!(
+            b.add_transition("n999", None),
+            Err(BuildError::DuplicateId("n999".into()))
+        );
+        assert_eq!(
+            b.add_place("m0", None, 1),
+            Err(BuildError::DuplicateId("m0".into()))
+        );
+        let net = b.finish();
+        assert_eq!((net.places.len(), net.transitions.len()), (1000, 1000));
+        assert_eq!(net.places[999].label, "n999");
+    }
+
+    #[test]
+    fn finish_sorts_arcs() {
+        let mut b = NetBuilder::new("n");
+        let ps: Vec<_> = (0..3)
+            .map(|i| b.add_place(format!("p{i}"), None, 0).unwrap())
+            .collect();
+        let t = b.add_transition("t", None).unwrap();
+        for &p in ps.iter().rev() {
+            b.add_arc(p, t, ArcKind::Input, p + 1).unwrap();
+        }
+        b.add_arc(ps[1], t, ArcKind::Output, 1).unwrap();
+        b.add_arc(ps[0], t, ArcKind::Output, 1).unwrap();
+        let net = b.finish();
+        let places = |v: &[Arc]| v.iter().map(|a| (a.place, a.weight)).collect::<Vec<_>>();
+        assert_eq!(places(&net.transitions[0].pre), [(0, 1), (1, 2), (2, 3)]);
+        assert_eq!(places(&net.transitions[0].post), [(0, 1), (1, 1)]);
+    }
+
+    #[test]
+    fn structure_of_choices() {
+        // p is consumed by t and u; q by u only.
+        let build = |u_reads_q: bool| {
+            let mut b = NetBuilder::new("n");
+            let p = b.add_place("p", None, 1).unwrap();
+            let q = b.add_place("q", None, 1).unwrap();
+            let t = b.add_transition("t", None).unwrap();
+            let u = b.add_transition("u", None).unwrap();
+            b.add_arc(p, t, ArcKind::Input, 1).unwrap();
+            b.add_arc(p, u, ArcKind::Input, 1).unwrap();
+            if u_reads_q {
+                b.add_arc(q, u, ArcKind::Input, 1).unwrap();
+            }
+            b.add_arc(q, t, ArcKind::Output, 1).unwrap();
+            b.add_arc(p, u, ArcKind::Output, 1).unwrap();
+            b.finish()
+        };
+        let s = build(false).structure();
+        assert!(s.ordinary && s.free_choice && s.state_machine && !s.marked_graph);
+        let s = build(true).structure();
+        assert!(s.ordinary && !s.free_choice && !s.state_machine && !s.marked_graph);
+        // Not ordinary: never free choice.
+        let mut net = build(false);
+        net.transitions[0].post[0].weight = 2;
+        let s = net.structure();
+        assert!(!s.ordinary && !s.free_choice);
     }
 
     #[test]
