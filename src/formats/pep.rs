@@ -248,23 +248,28 @@ impl<'a> Line<'a> {
 fn lines(bytes: &[u8], offset: usize) -> impl Iterator<Item = Line<'_>> {
     let mut start = offset;
     std::iter::from_fn(move || {
-        if start >= bytes.len() {
-            return None;
-        }
-        let rest = &bytes[start..];
-        let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-        let mut text = &rest[..len];
-        if let Some(t) = text.strip_suffix(b"\r") {
-            text = t;
-        }
-        let end = (start + len + 1).min(bytes.len());
-        let line = Line {
-            start,
-            text: strip_comment(text),
-            end,
-        };
-        start = end;
+        let line = line_at(bytes, start)?;
+        start = line.end;
         Some(line)
+    })
+}
+
+/// The line of `bytes` that starts at `start`, comment and carriage return removed; `None` at
+/// the end of the input.
+fn line_at(bytes: &[u8], start: usize) -> Option<Line<'_>> {
+    if start >= bytes.len() {
+        return None;
+    }
+    let rest = &bytes[start..];
+    let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+    let mut text = &rest[..len];
+    if let Some(t) = text.strip_suffix(b"\r") {
+        text = t;
+    }
+    Some(Line {
+        start,
+        text: strip_comment(text),
+        end: (start + len + 1).min(bytes.len()),
     })
 }
 
@@ -437,12 +442,151 @@ fn item<'a>(line: &Line<'a>, rest: In<'a>) -> Res<Option<(Item<'a>, In<'a>)>> {
 /// A numbered node section being read (places or transitions).
 #[derive(Default)]
 struct Numbering {
-    /// Index in the model of every number.
-    index: FxHashMap<u32, u32>,
+    /// Index in the model of the small numbers, plus one (0: unused). PEP files number their
+    /// nodes 1, 2, 3, …, which this table serves without hashing.
+    dense: Vec<u32>,
+    /// Index in the model of the numbers too large for `dense` when they were read.
+    sparse: FxHashMap<u32, u32>,
     /// Lines read so far in the section.
     count: u32,
     /// Whether every line so far was numbered 1, 2, 3, …, so a missing number can be implied.
     sequential: bool,
+}
+
+impl Numbering {
+    /// The index in the model of number `n`, if a node has it.
+    fn get(&self, n: u32) -> Option<u32> {
+        match self.dense.get(n as usize) {
+            Some(&i) if i > 0 => Some(i - 1),
+            _ if self.sparse.is_empty() => None,
+            _ => self.sparse.get(&n).copied(),
+        }
+    }
+
+    /// Records that number `n`, not used yet, has index `idx`.
+    fn insert(&mut self, n: u32, idx: u32) {
+        let n = n as usize;
+        // The table grows to a few times the number of nodes, no more: gaps in the numbers
+        // cannot make it large, and numbers beyond it go to the map.
+        let limit = 2 * self.count as usize + 1024;
+        if n >= self.dense.len() && n < limit {
+            let len = (n + 1).max(2 * self.dense.len()).min(limit);
+            self.dense.resize(len, 0);
+        }
+        match self.dense.get_mut(n) {
+            Some(slot) => *slot = idx + 1,
+            None => {
+                self.sparse.insert(n as u32, idx);
+            }
+        }
+    }
+}
+
+/// A place or transition line in the form PEP tools write, `<n>"<name>"` with an ASCII name and
+/// an optional `M<tokens>` (places), read without the general item scanner.
+struct QuickNode<'a> {
+    /// The number and its offset.
+    number: Option<(u32, usize)>,
+    /// The quoted name (without quotes) and its offset.
+    name: (&'a [u8], usize),
+    marking: u32,
+    /// Offset of the next line.
+    end: usize,
+}
+
+/// An arc line in the form PEP tools write, `<n><arrow><n>` with an optional `w<weight>`.
+struct QuickArc {
+    /// The first number and its offset.
+    first: (u32, usize),
+    /// The second number and its offset.
+    second: (u32, usize),
+    /// The weight given by `w`, if any (at least 1).
+    weight: Option<u32>,
+    /// Offset of the next line.
+    end: usize,
+}
+
+/// The number of one to nine digits at `i` and the offset after it. Longer numbers (which may
+/// not fit in a `u32`) and signs are left to the general reader.
+fn quick_digits(bytes: &[u8], mut i: usize) -> Option<(u32, usize)> {
+    let start = i;
+    let mut n = 0u32;
+    while let Some(&b) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
+        if i - start == 9 {
+            return None;
+        }
+        n = n * 10 + u32::from(b - b'0');
+        i += 1;
+    }
+    (i > start).then_some((n, i))
+}
+
+/// The offset of the next line when the line ends at `i` (a line feed, a carriage return and
+/// line feed, or the end of the input, with nothing else before).
+fn quick_eol(bytes: &[u8], i: usize) -> Option<usize> {
+    match bytes.get(i) {
+        None => Some(i),
+        Some(b'\n') => Some(i + 1),
+        Some(b'\r') => match bytes.get(i + 1) {
+            None => Some(i + 1),
+            Some(b'\n') => Some(i + 2),
+            Some(_) => None,
+        },
+        Some(_) => None,
+    }
+}
+
+/// The node line at `start` when it has the common form (see [`QuickNode`]); `None` for any
+/// other line, which the general reader then reads (and reports errors in).
+fn quick_node(bytes: &[u8], start: usize, is_place: bool) -> Option<QuickNode<'_>> {
+    let (number, i) = match quick_digits(bytes, start) {
+        Some((n, i)) => (Some((n, start)), i),
+        None => (None, start),
+    };
+    let quote = *bytes.get(i).filter(|&&b| b == b'"' || b == b'\'')?;
+    let name_at = i + 1;
+    let len = bytes[name_at..]
+        .iter()
+        .position(|&b| b == quote || b == b'\n')?;
+    let mut i = name_at + len;
+    // Other names go to the general reader, which places UTF-8 errors its own way.
+    if bytes[i] != quote || !bytes[name_at..i].is_ascii() {
+        return None;
+    }
+    i += 1;
+    let mut marking = 0;
+    if is_place && bytes.get(i) == Some(&b'M') {
+        (marking, i) = quick_digits(bytes, i + 1)?;
+    }
+    Some(QuickNode {
+        number,
+        name: (&bytes[name_at..name_at + len], name_at),
+        marking,
+        end: quick_eol(bytes, i)?,
+    })
+}
+
+/// The arc line at `start` when it has the common form (see [`QuickArc`]); `None` for any
+/// other line, which the general reader then reads (and reports errors in).
+fn quick_arc(bytes: &[u8], start: usize, arrow: u8) -> Option<QuickArc> {
+    let (first, i) = quick_digits(bytes, start)?;
+    if !bytes.get(i).is_some_and(|&b| b == arrow || b == b'@') {
+        return None;
+    }
+    let second_at = i + 1;
+    let (second, mut i) = quick_digits(bytes, second_at)?;
+    let mut weight = None;
+    if bytes.get(i) == Some(&b'w') {
+        let (w, after) = quick_digits(bytes, i + 1).filter(|&(w, _)| w >= 1)?;
+        weight = Some(w);
+        i = after;
+    }
+    Some(QuickArc {
+        first: (first, start),
+        second: (second, second_at),
+        weight,
+        end: quick_eol(bytes, i)?,
+    })
 }
 
 /// The parser state.
@@ -483,7 +627,37 @@ impl<'a> Reader<'a> {
 
         // `rank`: index in SECTIONS of the current section.
         let mut rank: Option<usize> = None;
-        for line in lines(bytes, body) {
+        let mut pos = body;
+        while pos < bytes.len() {
+            // Most lines of large files have one simple form, read here in one pass; every
+            // other line, and every malformed one, goes to the general reader below.
+            match rank.map(|r| SECTIONS[r]) {
+                Some((_, _, kind @ (Section::Places | Section::Transitions))) => {
+                    let is_place = kind == Section::Places;
+                    if let Some(q) = quick_node(bytes, pos, is_place) {
+                        self.add_node(pos, is_place, q.number, Some(q.name), q.marking)?;
+                        pos = q.end;
+                        continue;
+                    }
+                }
+                Some((name, _, Section::Arcs(kind))) => {
+                    let arrow = match kind {
+                        ArcKind::Input => b'>',
+                        ArcKind::Output | ArcKind::Read => b'<',
+                    };
+                    if let Some(q) = quick_arc(bytes, pos, arrow) {
+                        let w = q.weight.unwrap_or(self.default_weight);
+                        self.add_arc(name, kind, q.first, q.second, w)?;
+                        pos = q.end;
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            let Some(line) = line_at(bytes, pos) else {
+                break;
+            };
+            pos = line.end;
             if line.is_blank() {
                 continue;
             }
@@ -730,6 +904,24 @@ impl<'a> Reader<'a> {
             rest = next;
         }
 
+        // `off` counts from the end of the line and the name is not a suffix of it: this is
+        // the position of UTF-8 errors in names that the reader has always reported.
+        let name = name.map(|s| (s, line.off(s)));
+        self.add_node(line.start, is_place, number, name, marking)
+    }
+
+    /// Adds the place (`is_place`) or transition of the line at `line_start` with its number
+    /// and the number's offset, if any, its quoted name and the offset its UTF-8 errors are
+    /// counted from, and its initial marking.
+    fn add_node(
+        &mut self,
+        line_start: usize,
+        is_place: bool,
+        number: Option<(u32, usize)>,
+        name: Option<(&[u8], usize)>,
+        marking: u32,
+    ) -> Res<()> {
+        let what = if is_place { "place" } else { "transition" };
         let numbering = if is_place {
             &mut self.places
         } else {
@@ -743,10 +935,10 @@ impl<'a> Reader<'a> {
                 }
                 (n, offset)
             }
-            None if numbering.sequential => (numbering.count, line.start),
+            None if numbering.sequential => (numbering.count, line_start),
             None => {
                 return fail(
-                    line.start,
+                    line_start,
                     format!(
                         "{what} without a number, after {what}s numbered out of sequence \
                          (give every {what} a number)"
@@ -754,27 +946,26 @@ impl<'a> Reader<'a> {
                 );
             }
         };
-        if numbering.index.contains_key(&n) {
+        if numbering.get(n).is_some() {
             return fail(offset, format!("duplicate {what} number {n}"));
         }
         let label = match name {
-            Some(s) if !s.is_empty() => match std::str::from_utf8(s) {
+            Some((s, at)) if !s.is_empty() => match std::str::from_utf8(s) {
                 Ok(s) => Some(s.to_string()),
                 Err(e) => {
-                    // The name starts one byte after its opening quote.
-                    let at = line.off(s) + e.valid_up_to();
+                    let at = at + e.valid_up_to();
                     return fail(at, format!("the {what} name is not valid UTF-8"));
                 }
             },
             _ => None,
         };
         let built = if is_place {
-            self.builder.add_place(format!("p{n}"), label, marking)
+            self.builder.add_place(numbered_id(b'p', n), label, marking)
         } else {
-            self.builder.add_transition(format!("t{n}"), label)
+            self.builder.add_transition(numbered_id(b't', n), label)
         };
         let idx = built.or_else(|e| fail(offset, e.to_string()))?;
-        numbering.index.insert(n, idx);
+        numbering.insert(n, idx);
         Ok(())
     }
 
@@ -825,17 +1016,30 @@ impl<'a> Reader<'a> {
             rest = next;
         }
 
+        self.add_arc(name, kind, (first, first_at), (second, second_at), w)
+    }
+
+    /// Adds the arc of section `name` between the nodes numbered `first` and `second` (each
+    /// with its offset), in the order of the section's lines.
+    fn add_arc(
+        &mut self,
+        name: &str,
+        kind: ArcKind,
+        (first, first_at): (u32, usize),
+        (second, second_at): (u32, usize),
+        w: u32,
+    ) -> Res<()> {
         let ((p, p_at), (t, t_at)) = match kind {
             ArcKind::Input => ((first, first_at), (second, second_at)),
             ArcKind::Output | ArcKind::Read => ((second, second_at), (first, first_at)),
         };
-        let Some(&place) = self.places.index.get(&p) else {
+        let Some(place) = self.places.get(p) else {
             return fail(
                 p_at,
                 format!("unknown place {p} in an arc of section {name}"),
             );
         };
-        let Some(&trans) = self.transitions.index.get(&t) else {
+        let Some(trans) = self.transitions.get(t) else {
             return fail(
                 t_at,
                 format!("unknown transition {t} in an arc of section {name}"),
@@ -867,6 +1071,27 @@ impl<'a> Reader<'a> {
         let (n, after) = number(line, rest)?;
         Ok((n as u32, after))
     }
+}
+
+/// The identifier `prefix` followed by `n` in decimal, as `format!` would write it but without
+/// its machinery (it runs once per node).
+fn numbered_id(prefix: u8, mut n: u32) -> String {
+    // A u32 has at most 10 digits.
+    let mut buf = [0u8; 11];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    i -= 1;
+    buf[i] = prefix;
+    let mut id = String::with_capacity(buf.len() - i);
+    id.extend(buf[i..].iter().map(|&b| char::from(b)));
+    id
 }
 
 /// The weight given by attribute `w`.
@@ -1158,6 +1383,229 @@ mod tests {
             }
         }
         ok(std::str::from_utf8(good).unwrap());
+    }
+
+    #[test]
+    fn quick_and_general_lines_read_alike() {
+        // The same net in the common form (read by the quick path) and with blanks, comments
+        // and attribute order that only the general reader takes.
+        let quick = ok(&format!(
+            "{HEAD}PL\n1\"a b%\"M2\n2'q\"'\n\"\"M0\nTR\n1\"t\"\n2\"\"\nTP\n1<2\n2<3w4\n\
+             PT\n1>1\n3@2w2\nRA\n2<1\n"
+        ));
+        let general = ok(&format!(
+            "{HEAD}PL\n 1 \"a b%\" M 2\n2 'q\"' % c\n\"\" M0 \nTR\n1\"t\" v1\n 2\"\"\nTP\n1 <2\n\
+             2<3 w4\nPT\n1>1 % c\n3@2 w 2\nRA\n2<1 \n"
+        ));
+        assert_eq!(quick, general);
+        assert_eq!(quick.places[0].label, "a b%");
+        assert_eq!(quick.places[0].initial, 2);
+        assert_eq!(quick.places[1].label, "q\"");
+        assert_eq!(quick.places[2].id, "p3");
+        assert_eq!(quick.places[2].label, "p3");
+        assert_eq!(quick.transitions[1].label, "t2");
+        assert_eq!(arcs(&quick.transitions[1].post), [(2, 4)]);
+        assert_eq!(arcs(&quick.transitions[1].pre), [(2, 2)]);
+        assert_eq!(arcs(&quick.transitions[1].reads), [(0, 1)]);
+        // Carriage returns and a last line without a line break.
+        let crlf = ok(&format!(
+            "{HEAD}PL\r\n1\"a\"M1\r\n\"b\"\r\nTR\r\n1\"t\"\r\nTP\r\n1<2\r\nPT\r\n1>1"
+        ));
+        assert_eq!(crlf.places[1].id, "p2");
+        assert_eq!(crlf.places[0].initial, 1);
+        assert_eq!(arcs(&crlf.transitions[0].pre), [(0, 1)]);
+        let cr_at_end = ok(&format!("{HEAD}PL\n1\"a\"\nTR\n1\"t\"\nTP\nPT\n1>1\r"));
+        assert_eq!(arcs(&cr_at_end.transitions[0].pre), [(0, 1)]);
+    }
+
+    #[test]
+    fn quick_lines_report_errors_like_the_general_reader() {
+        // (body after HEAD, line, column, part of the message): each line has the quick form
+        // up to the error, or falls back to the general reader at the error.
+        let cases: &[(&[u8], u32, u32, &str)] = &[
+            (b"PL\n1\"a\"\n1\"b\"\n", 6, 1, "duplicate place number 1"),
+            (
+                b"PL\nTR\n7\"t\"\n7\"u\"\n",
+                7,
+                1,
+                "duplicate transition number 7",
+            ),
+            (b"PL\n5\"a\"\n\"b\"\n", 6, 1, "without a number"),
+            (b"PL\n0\"a\"\n\"b\"\n", 6, 1, "without a number"),
+            (
+                b"PL\n1\"a\"\n\"b\"\n2\"c\"\n",
+                7,
+                1,
+                "duplicate place number 2",
+            ),
+            (b"PL\n1'a\"'\n1\"b\"\n", 6, 1, "duplicate place number 1"),
+            (
+                b"PL\n1\"a\"M1%x\n1\"b\"\n",
+                6,
+                1,
+                "duplicate place number 1",
+            ),
+            (
+                b"PL\n1\"ab\xff\"\n",
+                5,
+                6,
+                "the place name is not valid UTF-8",
+            ),
+            (
+                b"PL\n1\"a\"M99999999999\n",
+                5,
+                6,
+                "number 99999999999 is too large",
+            ),
+            (
+                b"PL\n99999999999\"a\"\n",
+                5,
+                1,
+                "number 99999999999 is too large",
+            ),
+            (b"PL\n1\"a\"M\n", 5, 5, "'M' needs a value"),
+            (b"PL\n1\"a\n", 5, 2, "unterminated"),
+            (b"PL\n1\"a\"\"b\"\n", 5, 5, "a second quoted name"),
+            (b"PL\n1\"a\"M1\r\r\n", 5, 7, "unexpected character '\\r'"),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<2\nPT\n",
+                9,
+                3,
+                "unknown place 2",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n2<1\nPT\n",
+                9,
+                1,
+                "unknown transition 2",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\nPT\n1>2\n",
+                10,
+                3,
+                "unknown transition 2",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\nPT\n2>1\n",
+                10,
+                1,
+                "unknown place 2",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<0\nPT\n",
+                9,
+                3,
+                "unknown place 0",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<1\n1<1w2\nPT\n",
+                10,
+                1,
+                "duplicate output arc between place 'p1' and transition 't1'",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1@1\n1<1\nPT\n",
+                10,
+                1,
+                "duplicate output arc",
+            ),
+            (
+                b"PL\n0\"a\"\nTR\n0\"t\"\nTP\n0<0\n0<0\nPT\n",
+                10,
+                1,
+                "duplicate output arc between place 'p0' and transition 't0'",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<1\nPT\n1>1\n1>1\n",
+                12,
+                1,
+                "duplicate input arc",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<1w0\nPT\n",
+                9,
+                5,
+                "at least 1, found 0",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<1w\nPT\n",
+                9,
+                4,
+                "'w' needs a value",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<1w9999999999\nPT\n",
+                9,
+                5,
+                "number 9999999999 is too large",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1>1\nPT\n",
+                9,
+                2,
+                "expected '<'",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<x\nPT\n",
+                9,
+                3,
+                "expected a number",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<12345678901\nPT\n",
+                9,
+                3,
+                "number 12345678901 is too large",
+            ),
+        ];
+        for &(body, line, col, want) in cases {
+            let mut text = HEAD.as_bytes().to_vec();
+            text.extend_from_slice(body);
+            let (l, c, m) = err(&text);
+            let shown = String::from_utf8_lossy(body);
+            assert!(m.contains(want), "{shown}: {m}");
+            assert_eq!((l, c), (line, col), "{shown}: {m}");
+        }
+    }
+
+    #[test]
+    fn numbers_far_apart() {
+        // Numbers beyond the dense table (and one at the largest u32) are found by arcs and
+        // checked for duplicates all the same.
+        let net = ok(&format!(
+            "{HEAD}PL\n4294967295\"a\"\n3\"b\"\n100000\"c\"\nTR\n999999999\"t\"\n2\"u\"\n\
+             TP\n999999999<100000\n2<4294967295\nPT\n3>999999999\n"
+        ));
+        assert_eq!(net.places[0].id, "p4294967295");
+        assert_eq!(net.transitions[0].id, "t999999999");
+        assert_eq!(arcs(&net.transitions[0].post), [(2, 1)]);
+        assert_eq!(arcs(&net.transitions[0].pre), [(1, 1)]);
+        assert_eq!(arcs(&net.transitions[1].post), [(0, 1)]);
+        let (l, _, m) = err(format!("{HEAD}PL\n100000\"c\"\n1\"a\"\n100000\"d\"\n").as_bytes());
+        assert_eq!(l, 7);
+        assert!(m.contains("duplicate place number 100000"), "{m}");
+        let (l, _, m) = err(format!("{HEAD}PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<100000\nPT\n").as_bytes());
+        assert_eq!(l, 9);
+        assert!(m.contains("unknown place 100000"), "{m}");
+        // Many nodes numbered downwards, then upwards with gaps: the table grows on the way.
+        let mut text = format!("{HEAD}PL\n");
+        for n in (1..=3000).rev().chain((5000..9000).step_by(3)) {
+            text += &format!("{n}\"\"\n");
+        }
+        text += "TR\n1\"t\"\nTP\n1<8999\n1<1\nPT\n3000>1\n";
+        let net = ok(&text);
+        assert_eq!(net.places[0].id, "p3000");
+        assert_eq!(net.places.len(), 3000 + 1334);
+        assert_eq!(net.places.last().unwrap().id, "p8999");
+        assert_eq!(arcs(&net.transitions[0].post), [(2999, 1), (4333, 1)]);
+        assert_eq!(arcs(&net.transitions[0].pre), [(0, 1)]);
+    }
+
+    #[test]
+    fn numbered_ids() {
+        for n in [0, 1, 9, 10, 99, 100, 123_456_789, u32::MAX] {
+            assert_eq!(numbered_id(b'p', n), format!("p{n}"));
+        }
     }
 
     fn round_trip(net: &Net) -> Net {
