@@ -39,7 +39,7 @@
 
 use std::fmt::Write as _;
 
-use super::net::{Net, PlaceIdx};
+use super::net::{Arc, Net, PlaceIdx};
 use crate::system::{Access, Footprint, GuardField, Overflow, Resource, System, Touch, Transition};
 
 /// One counter touched by a transition: where it lives in the packed marking.
@@ -170,27 +170,62 @@ impl<'n> NetSystem<'n> {
         };
         let mut compiled = Vec::with_capacity(net.transitions.len());
         let mut footprints = Vec::with_capacity(net.transitions.len());
+        let mut places: Vec<PlaceIdx> = Vec::new();
         for t in &net.transitions {
-            let mut c = Compiled::default();
-            let mut fp: Vec<Touch> = Vec::new();
-            // Merge the three sorted arc lists place by place.
-            let mut places: Vec<PlaceIdx> = t
-                .pre
-                .iter()
-                .chain(&t.post)
-                .chain(&t.reads)
-                .map(|a| a.place)
-                .collect();
-            places.sort_unstable();
-            places.dedup();
-            let weight = |arcs: &[super::net::Arc], p| {
+            let (pre, post, reads) = (&t.pre[..], &t.post[..], &t.reads[..]);
+            // Capacities are bounds of the lengths: no vector grows while it is filled.
+            let mut c = Compiled {
+                tests: Vec::with_capacity(pre.len() + reads.len()),
+                changes: Vec::with_capacity(pre.len() + post.len()),
+                wide_add: None,
+            };
+            let mut fp: Vec<Touch> = Vec::with_capacity(pre.len() + post.len() + reads.len());
+            // The places touched, in order, and their three weights: merged in one pass from
+            // the arc lists when they are sorted with each place at most once (as NetBuilder
+            // and the readers make them), else collected, sorted and looked up.
+            places.clear();
+            let strictly_sorted = |arcs: &[Arc]| arcs.windows(2).all(|w| w[0].place < w[1].place);
+            let merge = strictly_sorted(pre) && strictly_sorted(post) && strictly_sorted(reads);
+            if !merge {
+                places.extend(pre.iter().chain(post).chain(reads).map(|a| a.place));
+                places.sort_unstable();
+                places.dedup();
+            }
+            let weight = |arcs: &[Arc], p| {
                 arcs.iter()
                     .find(|a| a.place == p)
                     .map_or(0, |a| a.weight as u64)
             };
-            for p in places {
-                let (pre, post, read) =
-                    (weight(&t.pre, p), weight(&t.post, p), weight(&t.reads, p));
+            let (mut i, mut j, mut k, mut next) = (0, 0, 0, 0);
+            loop {
+                let (p, pre, post, read) = if merge {
+                    let head =
+                        |arcs: &[Arc], at: usize| arcs.get(at).map_or(PlaceIdx::MAX, |a| a.place);
+                    let p = head(pre, i).min(head(post, j)).min(head(reads, k));
+                    // Every index passes the end only when all lists are done.
+                    if i == pre.len() && j == post.len() && k == reads.len() {
+                        break;
+                    }
+                    let take = |arcs: &[Arc], at: &mut usize| match arcs.get(*at) {
+                        Some(a) if a.place == p => {
+                            *at += 1;
+                            a.weight as u64
+                        }
+                        _ => 0,
+                    };
+                    (
+                        p,
+                        take(pre, &mut i),
+                        take(post, &mut j),
+                        take(reads, &mut k),
+                    )
+                } else {
+                    let Some(&p) = places.get(next) else {
+                        break;
+                    };
+                    next += 1;
+                    (p, weight(pre, p), weight(post, p), weight(reads, p))
+                };
                 let mut access = Access::NONE;
                 let need = pre.max(read);
                 if need > 0 {
@@ -255,37 +290,60 @@ impl<'n> NetSystem<'n> {
         let dense =
             words <= DENSE_WORDS && compiled.iter().all(|c| c.tests.iter().all(|x| x.need <= 1));
         ix.use_dense = dense;
-        // Each transition is triggered by its tested place that triggers the fewest so far.
-        let mut per_place: Vec<Vec<Transition>> = vec![Vec::new(); places];
-        for (t, c) in compiled.iter().enumerate() {
-            let masks = Self::word_masks(c);
+        ix.start.reserve(compiled.len());
+        if dense {
+            ix.dense.reserve(compiled.len() * words);
+        }
+        // Each transition is triggered by its tested place that triggers the fewest so far:
+        // counted per place here, the lists laid out after (transitions in increasing order
+        // within each place's list, as they were chosen).
+        let mut count = vec![0u32; places];
+        let mut trigger: Vec<PlaceIdx> = Vec::with_capacity(compiled.len());
+        for c in compiled {
+            let from = ix.masks.len();
+            Self::word_masks(c, &mut ix.masks);
             let impossible = c.tests.iter().any(|x| x.need > 1);
             if dense {
-                let mut row = vec![0u64; words];
-                for m in &masks {
-                    row[m.word as usize] |= m.test;
+                let row = ix.dense.len();
+                ix.dense.resize(row + words, 0);
+                for m in &ix.masks[from..] {
+                    ix.dense[row + m.word as usize] |= m.test;
                 }
-                ix.dense.extend_from_slice(&row);
             }
-            ix.masks.extend_from_slice(&masks);
             ix.start.push(ix.masks.len() as u32);
-            if impossible {
-                continue; // never enabled under this encoding
+            // MAX: in no list (never enabled under this encoding, or untested).
+            let mut chosen = PlaceIdx::MAX;
+            if !impossible {
+                match c
+                    .tests
+                    .iter()
+                    .map(|x| x.field.place)
+                    .min_by_key(|&p| count[p as usize])
+                {
+                    Some(p) => {
+                        count[p as usize] += 1;
+                        chosen = p;
+                    }
+                    None => ix.untested.push(trigger.len() as Transition),
+                }
             }
-            match c
-                .tests
-                .iter()
-                .map(|x| x.field.place as usize)
-                .min_by_key(|&p| per_place[p].len())
-            {
-                Some(p) => per_place[p].push(t as Transition),
-                None => ix.untested.push(t as Transition),
-            }
+            trigger.push(chosen);
         }
+        ix.trigger_start.reserve(places + 1);
         ix.trigger_start.push(0);
-        for list in per_place {
-            ix.triggered.extend_from_slice(&list);
-            ix.trigger_start.push(ix.triggered.len() as u32);
+        let mut total = 0;
+        for &n in &count {
+            total += n;
+            ix.trigger_start.push(total);
+        }
+        // `count[p]` becomes the next free slot of place `p`'s list.
+        count.copy_from_slice(&ix.trigger_start[..places]);
+        ix.triggered = vec![0; total as usize];
+        for (t, &p) in trigger.iter().enumerate() {
+            if p != PlaceIdx::MAX {
+                ix.triggered[count[p as usize] as usize] = t as Transition;
+                count[p as usize] += 1;
+            }
         }
         ix
     }
@@ -297,11 +355,14 @@ impl<'n> NetSystem<'n> {
         &ix.masks[ix.start[t as usize] as usize..ix.start[t as usize + 1] as usize]
     }
 
-    /// Folds the tests and changes of a transition into per-word masks (1-bit counters).
-    fn word_masks(c: &Compiled) -> Vec<WordMasks> {
-        fn entry(masks: &mut Vec<WordMasks>, word: u32) -> usize {
-            match masks.iter().position(|m| m.word == word) {
-                Some(i) => i,
+    /// Folds the tests and changes of a transition into per-word masks (1-bit counters),
+    /// appended to `out`.
+    fn word_masks(c: &Compiled, out: &mut Vec<WordMasks>) {
+        // The transition's masks are those appended here; earlier entries belong to others.
+        let from = out.len();
+        fn entry(masks: &mut Vec<WordMasks>, from: usize, word: u32) -> usize {
+            match masks[from..].iter().position(|m| m.word == word) {
+                Some(i) => from + i,
                 None => {
                     masks.push(WordMasks {
                         word,
@@ -313,15 +374,15 @@ impl<'n> NetSystem<'n> {
                 }
             }
         }
-        let mut masks: Vec<WordMasks> = Vec::new();
+        let masks = out;
         let mut impossible = false;
         for t in &c.tests {
-            let i = entry(&mut masks, t.field.word);
+            let i = entry(masks, from, t.field.word);
             masks[i].test |= 1 << t.field.shift;
             impossible |= t.need > 1;
         }
         for ch in &c.changes {
-            let i = entry(&mut masks, ch.field.word);
+            let i = entry(masks, from, ch.field.word);
             if ch.sub > 0 {
                 masks[i].clear |= 1 << ch.field.shift;
             }
@@ -338,7 +399,6 @@ impl<'n> NetSystem<'n> {
                 set: 0,
             });
         }
-        masks
     }
 
     /// The net.
@@ -704,6 +764,179 @@ mod tests {
         );
         assert!(sys.dependent(0, 1));
         assert!(sys.dependent(0, 2)); // consumer of p0 vs reader of p0
+    }
+
+    /// The compiled transitions, footprints and bit index of `net` as built before the single
+    /// pass merge and the counted trigger lists: collect, sort and look up places; one vector
+    /// per place.
+    fn reference(net: &Net, bits: u32) -> (Vec<Compiled>, Vec<Vec<Touch>>, BitIndex) {
+        let per_word = 64 / bits as usize;
+        let words = net.places.len().div_ceil(per_word).max(1);
+        let field = |place: PlaceIdx| Field {
+            word: (place as usize / per_word) as u32,
+            shift: (place as usize % per_word) as u32 * bits,
+            place,
+        };
+        let mut compiled = Vec::new();
+        let mut footprints = Vec::new();
+        for t in &net.transitions {
+            let mut c = Compiled::default();
+            let mut fp = Vec::new();
+            let mut places: Vec<PlaceIdx> = t
+                .pre
+                .iter()
+                .chain(&t.post)
+                .chain(&t.reads)
+                .map(|a| a.place)
+                .collect();
+            places.sort_unstable();
+            places.dedup();
+            let weight = |arcs: &[Arc], p| {
+                arcs.iter()
+                    .find(|a| a.place == p)
+                    .map_or(0, |a| a.weight as u64)
+            };
+            for p in places {
+                let (pre, post, read) =
+                    (weight(&t.pre, p), weight(&t.post, p), weight(&t.reads, p));
+                let mut access = Access::NONE;
+                let need = pre.max(read);
+                if need > 0 {
+                    access = access.union(Access::READ);
+                    c.tests.push(Test {
+                        field: field(p),
+                        need,
+                    });
+                }
+                if pre != post {
+                    access = access.union(if bits == 1 && pre == 0 {
+                        Access::WRITE
+                    } else {
+                        Access::ADD
+                    });
+                    c.changes.push(Change {
+                        field: field(p),
+                        sub: pre,
+                        add: post,
+                    });
+                }
+                if !access.is_empty() {
+                    fp.push(Touch {
+                        resource: p as Resource,
+                        access,
+                    });
+                }
+            }
+            if bits == 1 {
+                c.wide_add = c.changes.iter().copied().find(|ch| ch.add > 1);
+            }
+            compiled.push(c);
+            footprints.push(fp);
+        }
+        let mut ix = BitIndex::default();
+        if bits == 1 {
+            ix.start.push(0);
+            let dense = words <= DENSE_WORDS
+                && compiled.iter().all(|c| c.tests.iter().all(|x| x.need <= 1));
+            ix.use_dense = dense;
+            let mut per_place: Vec<Vec<Transition>> = vec![Vec::new(); net.places.len()];
+            for (t, c) in compiled.iter().enumerate() {
+                let mut masks = Vec::new();
+                NetSystem::word_masks(c, &mut masks);
+                if dense {
+                    let mut row = vec![0u64; words];
+                    for m in &masks {
+                        row[m.word as usize] |= m.test;
+                    }
+                    ix.dense.extend_from_slice(&row);
+                }
+                ix.masks.extend_from_slice(&masks);
+                ix.start.push(ix.masks.len() as u32);
+                if c.tests.iter().any(|x| x.need > 1) {
+                    continue;
+                }
+                match c
+                    .tests
+                    .iter()
+                    .map(|x| x.field.place as usize)
+                    .min_by_key(|&p| per_place[p].len())
+                {
+                    Some(p) => per_place[p].push(t as Transition),
+                    None => ix.untested.push(t as Transition),
+                }
+            }
+            ix.trigger_start.push(0);
+            for list in per_place {
+                ix.triggered.extend_from_slice(&list);
+                ix.trigger_start.push(ix.triggered.len() as u32);
+            }
+        }
+        (compiled, footprints, ix)
+    }
+
+    /// A pseudo-random net: `places` places, `transitions` transitions with up to 3 arcs of
+    /// each kind and weights up to `max_weight` (some places marked).
+    fn random_net(seed: u64, places: u32, transitions: u32, max_weight: u32) -> Net {
+        let mut x = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut next = move |n: u32| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) % n as u64) as u32
+        };
+        let mut b = NetBuilder::new("r");
+        for p in 0..places {
+            b.add_place(format!("p{p}"), None, next(2)).unwrap();
+        }
+        for t in 0..transitions {
+            b.add_transition(format!("t{t}"), None).unwrap();
+            for kind in [ArcKind::Input, ArcKind::Output, ArcKind::Read] {
+                for _ in 0..next(4) {
+                    // Duplicates are refused by the builder: skip them.
+                    let _ = b.add_arc(next(places), t, kind, 1 + next(max_weight));
+                }
+            }
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn construction_matches_the_reference() {
+        let check = |net: &Net, what: &str| {
+            for bits in WIDTHS {
+                let sys = NetSystem::with_bits(net, bits);
+                let (compiled, footprints, ix) = reference(net, bits);
+                let at = format!("{what}, {bits} bits");
+                assert_eq!(
+                    format!("{:?}", sys.compiled),
+                    format!("{compiled:?}"),
+                    "{at}"
+                );
+                assert_eq!(sys.footprints, footprints, "{at}");
+                assert_eq!(format!("{:?}", sys.bit_index), format!("{ix:?}"), "{at}");
+            }
+        };
+        for seed in 0..40 {
+            // Few places (dense rows, crowded trigger lists) and many (several words).
+            let places = if seed % 2 == 0 { 5 } else { 300 };
+            let max_weight = if seed % 4 < 2 { 1 } else { 3 };
+            let mut net = random_net(seed, places, 60, max_weight);
+            check(&net, &format!("seed {seed}"));
+            // Lists out of order, or naming a place twice, as a hand-made Net may have them:
+            // the construction must not rely on the builder's sorting.
+            for t in &mut net.transitions {
+                t.pre.reverse();
+                t.reads.reverse();
+                if let Some(&a) = t.post.first() {
+                    t.post.push(a);
+                }
+            }
+            check(&net, &format!("seed {seed}, unsorted"));
+        }
+        check(&weighted(), "weighted");
+        check(&Net::default(), "empty");
     }
 
     #[test]
