@@ -38,6 +38,8 @@ const PNML_NS: &str = "http://www.pnml.org/version-2009/grammar/pnml";
 const PTNET_TYPE: &str = "http://www.pnml.org/version-2009/grammar/ptnet";
 /// Our tool name in `<toolspecific>` (read-arc marker).
 const TOOL: &str = "unfold";
+/// Tags with more attributes than this are read with quick-xml's checks (PNML tags have a few).
+const FEW_ATTRIBUTES: usize = 8;
 
 // ---------------------------------------------------------------------------------------------
 // Reader
@@ -276,12 +278,57 @@ impl<'a> Parser<'a> {
         off: usize,
         names: [&str; N],
     ) -> Result<[Option<Cow<'a, str>>; N], ReadError> {
-        let mut out = [const { None }; N];
         // The tag borrows from the input, but quick-xml only lends it for the event's lifetime:
         // re-borrow the same bytes from the input so the values outlive the event.
         let raw = rebase(self.ctx.input, e)
             .ok_or_else(|| self.err(off, "internal error: tag not borrowed from the input"))?;
         let name_len = e.name().as_ref().len();
+        match Self::attrs_unchecked(raw, name_len, names) {
+            Some(out) => Ok(out),
+            None => self.attrs_checked(raw, name_len, off, names),
+        }
+    }
+
+    /// The common case of [`Parser::attrs`]: well-formed attributes, at most
+    /// [`FEW_ATTRIBUTES`] of them, all distinct. quick-xml's duplicate check allocates a list
+    /// per tag; this one compares with the earlier keys on the stack. `None` when the tag is
+    /// not that simple, and [`Parser::attrs_checked`] (which reports the errors) must read it.
+    fn attrs_unchecked<const N: usize>(
+        raw: &'a str,
+        name_len: usize,
+        names: [&str; N],
+    ) -> Option<[Option<Cow<'a, str>>; N]> {
+        let mut out = [const { None }; N];
+        let mut keys: [&str; FEW_ATTRIBUTES] = [""; FEW_ATTRIBUTES];
+        let mut attrs = Attributes::new(raw, name_len);
+        attrs.with_checks(false);
+        for (count, attr) in attrs.enumerate() {
+            let attr = attr.ok()?;
+            let key: &str = attr.key.into_inner();
+            if count == FEW_ATTRIBUTES || keys[..count].contains(&key) {
+                return None;
+            }
+            keys[count] = key;
+            let local = attr.key.local_name();
+            if let Some(i) = names.iter().position(|n| *n == local.as_ref()) {
+                out[i] = Some(
+                    attr.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                        .ok()?,
+                );
+            }
+        }
+        Some(out)
+    }
+
+    /// [`Parser::attrs`] with quick-xml's checks, which give the errors.
+    fn attrs_checked<const N: usize>(
+        &self,
+        raw: &'a str,
+        name_len: usize,
+        off: usize,
+        names: [&str; N],
+    ) -> Result<[Option<Cow<'a, str>>; N], ReadError> {
+        let mut out = [const { None }; N];
         for attr in Attributes::new(raw, name_len) {
             let attr = attr.map_err(|err| self.err(off, format!("malformed attribute: {err}")))?;
             let key = attr.key.local_name();
@@ -1865,6 +1912,71 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("t.pnml:1:") && e.contains("UTF-8"), "{e}");
+    }
+
+    #[test]
+    fn attributes_read_without_checks_give_the_checked_errors() {
+        // Duplicates, syntax errors and bad values: the messages of quick-xml's checks.
+        let cases = [
+            (
+                r#"<place id="p" id="q"/>"#,
+                "3:1: malformed attribute: position 13: duplicated attribute, previous \
+                 declaration at position 6",
+            ),
+            (
+                r#"<place id="p" x="1" x="2"/>"#,
+                "3:1: malformed attribute: position 19: duplicated attribute, previous \
+                 declaration at position 13",
+            ),
+            (
+                // The duplicate is reported before the value that follows it.
+                r#"<place x="1" x="2" id=x/>"#,
+                "3:1: malformed attribute: position 12: duplicated attribute",
+            ),
+            (
+                r#"<place id="p" x/>"#,
+                "3:1: malformed attribute: position 14: attribute key must be directly followed",
+            ),
+            (
+                r#"<place id="p" x=/>"#,
+                "3:1: malformed attribute: position 15:",
+            ),
+            (
+                r#"<place id="a&bogus;b"/>"#,
+                "3:1: bad value of attribute 'id': at 2..7: unrecognized entity `bogus`",
+            ),
+            (
+                // More attributes than the stack holds: the duplicate is found all the same.
+                r#"<place a="1" b="2" c="3" d="4" e="5" f="6" g="7" h="8" i="9" a="0" id="p"/>"#,
+                "3:1: malformed attribute: position 60: duplicated attribute, previous \
+                 declaration at position 6",
+            ),
+            (
+                r#"<place a="1" b="2" c="3" d="4" e="5" f="6" g="7" h="8" id="p" id="q"/>"#,
+                "3:1: malformed attribute: position 61: duplicated attribute, previous \
+                 declaration at position 54",
+            ),
+            (
+                r#"<place id="p"/><transition id="t"/><arc id="a" source="p" target="t" source="t"/>"#,
+                "3:36: malformed attribute: position 33: duplicated attribute",
+            ),
+        ];
+        for (body, want) in cases {
+            let e = bad(&wrap(body));
+            assert!(e.starts_with(&format!("t.pnml:{want}")), "{body}: {e}");
+        }
+        // Well-formed tags: values unescaped and normalised, the last of two local names `id`
+        // (different qualified names) wins, many attributes are fine.
+        let net = ok(&wrap(
+            r#"<place id="a&amp;b"/><place a="1" b="2" c="3" d="4" e="5" f="6" g="7" h="8" id="p9"/>
+               <place a="1" b="2" c="3" d="4" e="5" f="6" g="7" id="p8"/>
+               <place xmlns:u="x" u:id="u" id="q"/><place id="r" u:id="s"/>
+               <transition id="t"/><arc id="x" source=" p&#9;q " target="t"/>
+               <place id=" p&#9;q "/>"#,
+        ));
+        let ids: Vec<_> = net.places.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["a&b", "p9", "p8", "q", "s", " p\tq "]);
+        assert_eq!(net.transitions[0].pre.len(), 1);
     }
 
     #[test]
