@@ -904,9 +904,13 @@ impl<'a> Reader<'a> {
             rest = next;
         }
 
-        // `off` counts from the end of the line and the name is not a suffix of it: this is
-        // the position of UTF-8 errors in names that the reader has always reported.
-        let name = name.map(|s| (s, line.off(s)));
+        // The name is a slice of the line's text (not a suffix: `off` does not apply).
+        let name = name.map(|s| {
+            (
+                s,
+                line.start + (s.as_ptr() as usize - line.text.as_ptr() as usize),
+            )
+        });
         self.add_node(line.start, is_place, number, name, marking)
     }
 
@@ -1448,7 +1452,7 @@ mod tests {
             (
                 b"PL\n1\"ab\xff\"\n",
                 5,
-                6,
+                5,
                 "the place name is not valid UTF-8",
             ),
             (
