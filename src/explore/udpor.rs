@@ -1780,10 +1780,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
         // Until the cache evicts an event, the store holds every event ever built: one it
         // did not hold is new to the log too.
+        let (label, level) = (self.store.label(e), self.store.level(e));
         let (lid, new) = if self.stats.cache_evictions == 0 {
-            (self.log.append(self.store.label(e), &preds), true)
+            (self.log.append(label, &preds, level), true)
         } else {
-            self.log.intern(self.store.label(e), &preds)
+            self.log.intern(label, &preds, level)
         };
         self.log_preds_scratch = preds;
         self.log_id[i] = lid;

@@ -85,8 +85,9 @@ impl EventLog {
         self.cutoff[e as usize] = cutoff;
     }
 
-    /// The id of the event `(label, preds)` (`preds` sorted), and whether it is new.
-    pub fn intern(&mut self, label: Transition, preds: &[LogId]) -> (LogId, bool) {
+    /// The id of the event `(label, preds)` (`preds` sorted) at Foata level `level` (see
+    /// [`level`](Self::level)), and whether it is new.
+    pub fn intern(&mut self, label: Transition, preds: &[LogId], level: u32) -> (LogId, bool) {
         self.index_appended();
         let h = short_hash(label, preds);
         if let Some(&(e, _)) = self.table.find(table_hash(h), |&(e, eh)| {
@@ -94,24 +95,25 @@ impl EventLog {
         }) {
             return (e, false);
         }
-        let id = self.append(label, preds);
+        let id = self.append(label, preds, level);
         self.table
             .insert_unique(table_hash(h), (id, h), |&(_, eh)| table_hash(eh));
         self.indexed = id + 1;
         (id, true)
     }
 
-    /// Logs an event the caller knows to be new (`preds` sorted), and returns its id. An
+    /// Logs an event the caller knows to be new (`preds` sorted, `level` its Foata level, which
+    /// the caller has at hand), and returns its id. An
     /// exploration that has not evicted anything knows that of every event it builds: it
     /// then pays for no lookup, and the table is filled in at the first
     /// [`intern`](Self::intern).
-    pub fn append(&mut self, label: Transition, preds: &[LogId]) -> LogId {
+    pub fn append(&mut self, label: Transition, preds: &[LogId], level: u32) -> LogId {
         let id = self.labels.len() as LogId;
-        let level = 1 + preds
-            .iter()
-            .map(|&p| self.levels[p as usize])
-            .max()
-            .unwrap_or(0);
+        debug_assert_eq!(
+            level,
+            1 + preds.iter().map(|&p| self.level(p)).max().unwrap_or(0),
+            "the level of a logged event"
+        );
         self.levels.push(level);
         self.labels.push(label);
         self.preds.extend_from_slice(preds);
@@ -162,19 +164,19 @@ mod tests {
     #[test]
     fn interning_names_each_event_once() {
         let mut log = EventLog::new();
-        let (a, new_a) = log.intern(3, &[0]);
-        let (b, new_b) = log.intern(4, &[0]);
-        let (c, new_c) = log.intern(5, &[a, b]);
+        let (a, new_a) = log.intern(3, &[0], 1);
+        let (b, new_b) = log.intern(4, &[0], 1);
+        let (c, new_c) = log.intern(5, &[a, b], 2);
         assert!(new_a && new_b && new_c);
         assert_eq!((a, b, c), (1, 2, 3));
-        assert_eq!(log.intern(5, &[a, b]), (c, false));
-        assert_eq!(log.intern(3, &[0]), (a, false));
+        assert_eq!(log.intern(5, &[a, b], 2), (c, false));
+        assert_eq!(log.intern(3, &[0], 1), (a, false));
         assert_eq!(log.preds(c), &[1, 2]);
         assert_eq!(log.label(c), 5);
         assert_eq!(log.len(), 4);
         assert_eq!((log.level(0), log.level(a), log.level(b)), (0, 1, 1));
         assert_eq!(log.level(c), 2);
-        let (d, _) = log.intern(6, &[b, c]);
+        let (d, _) = log.intern(6, &[b, c], 3);
         assert_eq!(log.level(d), 3);
         log.set_cutoff(b, true);
         assert!(log.is_cutoff(b) && !log.is_cutoff(a));
@@ -183,14 +185,15 @@ mod tests {
     #[test]
     fn appended_events_are_found_later() {
         let mut log = EventLog::new();
-        let a = log.append(3, &[0]);
-        let b = log.append(4, &[a]);
+        let a = log.append(3, &[0], 1);
+        let b = log.append(4, &[a], 2);
         assert_eq!((a, b), (1, 2));
-        assert_eq!(log.intern(4, &[a]), (b, false));
-        assert_eq!(log.intern(3, &[0]), (a, false));
-        let c = log.append(5, &[a, b]);
-        assert_eq!(log.intern(5, &[a, b]), (c, false));
-        assert_eq!(log.intern(5, &[b]), (4, true));
+        assert_eq!(log.intern(4, &[a], 2), (b, false));
+        assert_eq!(log.intern(3, &[0], 1), (a, false));
+        let c = log.append(5, &[a, b], 3);
+        assert_eq!(log.intern(5, &[a, b], 3), (c, false));
+        assert_eq!(log.intern(5, &[b], 3), (4, true));
         assert_eq!(log.len(), 5);
+        assert_eq!((log.level(b), log.level(c), log.level(4)), (2, 3, 3));
     }
 }
