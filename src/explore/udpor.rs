@@ -1822,6 +1822,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             + (self.icf_memo.capacity() * 8) as u64
             + ((self.conflicts_prefix.capacity() + self.compatible_prefix.capacity())
                 * std::mem::size_of::<(u32, u64)>()) as u64
+            + self.key_room.bytes()
     }
 
     /// The events `Remove` must keep in `U` now, as flags by store id: `C`, `D`, the events in

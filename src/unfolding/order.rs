@@ -66,6 +66,21 @@ pub struct KeyRoom {
     by_level: Vec<Transition>,
 }
 
+impl KeyRoom {
+    /// Bytes held (allocated capacity): the stamps grow with the store and the log.
+    pub fn bytes(&self) -> u64 {
+        ((self.stamp.capacity()
+            + self.log_stamp.capacity()
+            + self.stack.capacity()
+            + self.count.capacity()
+            + self.labels.capacity()
+            + self.level_start.capacity()
+            + self.by_level.capacity())
+            * 4
+            + self.pairs.capacity() * 8) as u64
+    }
+}
+
 /// Starts a new walk over ids below `bound` with stamps: returns the walk's stamp.
 fn next_epoch(stamp: &mut Vec<u32>, epoch: &mut u32, bound: usize) -> u32 {
     if stamp.len() < bound {
