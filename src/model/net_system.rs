@@ -766,114 +766,6 @@ mod tests {
         assert!(sys.dependent(0, 2)); // consumer of p0 vs reader of p0
     }
 
-    /// The compiled transitions, footprints and bit index of `net` as built before the single
-    /// pass merge and the counted trigger lists: collect, sort and look up places; one vector
-    /// per place.
-    fn reference(net: &Net, bits: u32) -> (Vec<Compiled>, Vec<Vec<Touch>>, BitIndex) {
-        let per_word = 64 / bits as usize;
-        let words = net.places.len().div_ceil(per_word).max(1);
-        let field = |place: PlaceIdx| Field {
-            word: (place as usize / per_word) as u32,
-            shift: (place as usize % per_word) as u32 * bits,
-            place,
-        };
-        let mut compiled = Vec::new();
-        let mut footprints = Vec::new();
-        for t in &net.transitions {
-            let mut c = Compiled::default();
-            let mut fp = Vec::new();
-            let mut places: Vec<PlaceIdx> = t
-                .pre
-                .iter()
-                .chain(&t.post)
-                .chain(&t.reads)
-                .map(|a| a.place)
-                .collect();
-            places.sort_unstable();
-            places.dedup();
-            let weight = |arcs: &[Arc], p| {
-                arcs.iter()
-                    .find(|a| a.place == p)
-                    .map_or(0, |a| a.weight as u64)
-            };
-            for p in places {
-                let (pre, post, read) =
-                    (weight(&t.pre, p), weight(&t.post, p), weight(&t.reads, p));
-                let mut access = Access::NONE;
-                let need = pre.max(read);
-                if need > 0 {
-                    access = access.union(Access::READ);
-                    c.tests.push(Test {
-                        field: field(p),
-                        need,
-                    });
-                }
-                if pre != post {
-                    access = access.union(if bits == 1 && pre == 0 {
-                        Access::WRITE
-                    } else {
-                        Access::ADD
-                    });
-                    c.changes.push(Change {
-                        field: field(p),
-                        sub: pre,
-                        add: post,
-                    });
-                }
-                if !access.is_empty() {
-                    fp.push(Touch {
-                        resource: p as Resource,
-                        access,
-                    });
-                }
-            }
-            if bits == 1 {
-                c.wide_add = c.changes.iter().copied().find(|ch| ch.add > 1);
-            }
-            compiled.push(c);
-            footprints.push(fp);
-        }
-        let mut ix = BitIndex::default();
-        if bits == 1 {
-            ix.start.push(0);
-            let dense = words <= DENSE_WORDS
-                && compiled.iter().all(|c| c.tests.iter().all(|x| x.need <= 1));
-            ix.use_dense = dense;
-            let mut per_place: Vec<Vec<Transition>> = vec![Vec::new(); net.places.len()];
-            for (t, c) in compiled.iter().enumerate() {
-                let mut masks = Vec::new();
-                NetSystem::word_masks(c, &mut masks);
-                if dense {
-                    let mut row = vec![0u64; words];
-                    for m in &masks {
-                        row[m.word as usize] |= m.test;
-                    }
-                    ix.dense.extend_from_slice(&row);
-                }
-                ix.masks.extend_from_slice(&masks);
-                ix.start.push(ix.masks.len() as u32);
-                if c.tests.iter().any(|x| x.need > 1) {
-                    continue;
-                }
-                match c
-                    .tests
-                    .iter()
-                    .map(|x| x.field.place as usize)
-                    .min_by_key(|&p| per_place[p].len())
-                {
-                    Some(p) => per_place[p].push(t as Transition),
-                    None => ix.untested.push(t as Transition),
-                }
-            }
-            ix.trigger_start.push(0);
-            for list in per_place {
-                ix.triggered.extend_from_slice(&list);
-                ix.trigger_start.push(ix.triggered.len() as u32);
-            }
-        }
-        (compiled, footprints, ix)
-    }
-
     /// A pseudo-random net: `places` places, `transitions` transitions with up to 3 arcs of
     /// each kind and weights up to `max_weight` (some places marked).
     fn random_net(seed: u64, places: u32, transitions: u32, max_weight: u32) -> Net {
@@ -903,40 +795,56 @@ mod tests {
     }
 
     #[test]
-    fn construction_matches_the_reference() {
-        let check = |net: &Net, what: &str| {
+    fn sorted_and_unsorted_arc_lists_build_the_same_system() {
+        // Arc lists sorted by place (as the builder leaves them) take the one-pass merge;
+        // lists out of order, or naming a place twice, as a hand-made Net may have them, take
+        // the path that collects, sorts and looks places up. Both must compile alike.
+        let check = |sorted: &Net, unsorted: &Net, what: &str| {
             for bits in WIDTHS {
-                let sys = NetSystem::with_bits(net, bits);
-                let (compiled, footprints, ix) = reference(net, bits);
+                let (a, b) = (
+                    NetSystem::with_bits(sorted, bits),
+                    NetSystem::with_bits(unsorted, bits),
+                );
                 let at = format!("{what}, {bits} bits");
                 assert_eq!(
-                    format!("{:?}", sys.compiled),
-                    format!("{compiled:?}"),
+                    format!("{:?}", a.compiled),
+                    format!("{:?}", b.compiled),
                     "{at}"
                 );
-                assert_eq!(sys.footprints, footprints, "{at}");
-                assert_eq!(format!("{:?}", sys.bit_index), format!("{ix:?}"), "{at}");
+                assert_eq!(a.footprints, b.footprints, "{at}");
+                assert_eq!(
+                    format!("{:?}", a.bit_index),
+                    format!("{:?}", b.bit_index),
+                    "{at}"
+                );
             }
         };
+        let mut changed = 0;
         for seed in 0..40 {
             // Few places (dense rows, crowded trigger lists) and many (several words).
             let places = if seed % 2 == 0 { 5 } else { 300 };
             let max_weight = if seed % 4 < 2 { 1 } else { 3 };
-            let mut net = random_net(seed, places, 60, max_weight);
-            check(&net, &format!("seed {seed}"));
-            // Lists out of order, or naming a place twice, as a hand-made Net may have them:
-            // the construction must not rely on the builder's sorting.
-            for t in &mut net.transitions {
+            let net = random_net(seed, places, 60, max_weight);
+            let mut unsorted = net.clone();
+            for t in &mut unsorted.transitions {
                 t.pre.reverse();
                 t.reads.reverse();
                 if let Some(&a) = t.post.first() {
                     t.post.push(a);
                 }
+                changed += usize::from(t.pre.len() > 1 || !t.post.is_empty());
             }
-            check(&net, &format!("seed {seed}, unsorted"));
+            check(&net, &unsorted, &format!("seed {seed}"));
         }
-        check(&weighted(), "weighted");
-        check(&Net::default(), "empty");
+        // The unsorted copies did take the other path.
+        assert!(changed > 1000, "{changed}");
+        let net = weighted();
+        let mut unsorted = net.clone();
+        unsorted
+            .transitions
+            .iter_mut()
+            .for_each(|t| t.pre.reverse());
+        check(&net, &unsorted, "weighted");
     }
 
     #[test]
