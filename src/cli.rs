@@ -591,6 +591,7 @@ fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         deadlock: args.deadlock,
     };
     let progress = Progress::spinner(args.output.quiet);
+    let start = std::time::Instant::now();
     let r = unfold_prefix(&net, options, &limits, &mut |p| {
         progress.set_message(|| {
             format!(
@@ -603,6 +604,7 @@ fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         })
     })
     .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    let unfold_seconds = start.elapsed().as_secs_f64();
     progress.finish();
     guard.phase("writing the report");
     let complete = r.complete();
@@ -666,6 +668,8 @@ fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         }
     }
     stats.add("prefix_bytes", "prefix data", human_bytes(r.bytes));
+    // The unfolding alone, without reading the net: what other unfolders' times compare with.
+    stats.add("explore_time_s", "unfolding time (s)", unfold_seconds);
     common_tail(&mut stats, limits.elapsed().as_secs_f64());
     if r.read_arcs_as_loops > 0 {
         extra.push(format!(

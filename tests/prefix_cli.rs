@@ -50,10 +50,16 @@ fn json_fields_and_exit_codes() {
         "cutoffs",
         "noncutoff_events",
         "time_s",
+        "explore_time_s",
         "peak_bytes",
     ] {
         assert!(j.get(key).is_some(), "missing {key} in {j}");
     }
+    let (unfolding, whole) = (j["explore_time_s"].as_f64(), j["time_s"].as_f64());
+    assert!(
+        unfolding.is_some_and(|x| x >= 0.0 && x <= whole.unwrap()),
+        "{j}"
+    );
     assert_eq!(j["mode"], "prefix");
     assert_eq!(j["complete"], true);
     assert_eq!(j["events"], 11);
