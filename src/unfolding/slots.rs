@@ -142,11 +142,14 @@ fn merge_cliques(
     (group_of, group_origins)
 }
 
-/// Appends to `out` the sorted union of the sorted `strong` and the (one or two) `extra`
+/// Appends to `out` the sorted union of the sorted `strong` and the (at most two) `extra`
 /// transitions, without repeats.
-fn push_clique(out: &mut Vec<Transition>, extra: &[Transition], strong: &[Transition]) {
+fn push_clique(out: &mut Vec<Transition>, given: &[Transition], strong: &[Transition]) {
     let from = out.len();
-    let mut extra = extra.to_vec();
+    // Sorted on the stack: this runs once per candidate slot.
+    let mut room = [0; 2];
+    let extra = &mut room[..given.len()];
+    extra.copy_from_slice(given);
     extra.sort_unstable();
     let (mut i, mut j) = (0, 0);
     while i < extra.len() || j < strong.len() {
