@@ -2210,12 +2210,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let removals = self.store.siblings_removals(d);
         let i = d as usize;
         extend_with(&mut self.icf_memo, i + 1, || None);
-        // The siblings in arrays are scanned by label.
-        for k in 0..self.store.event_slots(d).len() {
-            let parent = self.store.parent_node_on_kth(d, k);
-            self.store.index_children(parent);
-        }
-        let slots = self.store.event_slots(d);
+        let n = self.store.event_slots(d).len();
         let mut memo = match self.icf_memo[i].take() {
             Some(m) if m.removals == removals => {
                 self.icf_bytes -= m.bytes();
@@ -2227,7 +2222,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
                 Box::new(IcfMemo {
                     removals,
-                    seen: SmallVec::from_elem(ChildCursor::START, slots.len()),
+                    seen: SmallVec::from_elem(ChildCursor::START, n),
                     events: SmallVec::new(),
                     past_d: (0, 0, 0),
                 })
@@ -2239,11 +2234,25 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.sys.transition_count(),
             (0, false),
         );
-        for (k, &s) in slots.iter().enumerate() {
+        for (k, &s) in self.store.event_slots(d).iter().enumerate() {
             self.d_parent[s as usize] = self.store.parent_node_on_kth(d, k) as u32;
         }
-        for (k, &s) in slots.iter().enumerate() {
+        for k in 0..n {
+            let s = self.store.event_slots(d)[k];
             let parent = self.d_parent[s as usize] as usize;
+            // The siblings in arrays are scanned by label, and compared on the slots past `s`
+            // that they share with `d` in columns.
+            let d_parent = &self.d_parent;
+            self.store
+                .index_children(parent, memo.seen[k].seen(), |slots_lc, wanted| {
+                    let first = slots_lc
+                        .iter()
+                        .take_while(|&&x| x < s)
+                        .all(|&x| d_parent[x as usize] == u32::MAX);
+                    if first {
+                        wanted.extend(shared_past(slots_lc, s, d_parent));
+                    }
+                });
             self.first_shared_round = self.first_shared_round.wrapping_add(1);
             if self.first_shared_round == 0 {
                 self.first_shared.fill((0, false));
@@ -2277,6 +2286,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
                 *first
             };
+            // Once `c` is known to have `d`'s parents on the slots they share: whether it is
+            // in immediate conflict with `d`, and kept.
+            let compatible = |c: EventId| {
+                !(cutoffs && cutoff[c as usize]) && c != d && store.histories_compatible(d, c)
+            };
             let in_conflict = |c: EventId, lc: Transition| {
                 if cutoffs && cutoff[c as usize] {
                     return false;
@@ -2285,7 +2299,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     let want = d_parent[x as usize];
                     want == u32::MAX || x <= s || store.parent_node_on_kth(c, j) as u32 == want
                 });
-                let found = siblings_everywhere && c != d && store.histories_compatible(d, c);
+                let found = siblings_everywhere && compatible(c);
                 debug_assert_eq!(
                     found,
                     slot_map
@@ -2308,35 +2322,42 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         }
                     }
                 }
-                LabeledChildren::Grouped { all, groups, from }
-                    if all.len() - (from as usize) < groups.len() =>
-                {
-                    // Fewer new siblings than labels: one by one.
-                    for &c in &all[from as usize..] {
-                        reads += 1;
-                        let lc = store.label(c);
-                        if first_here(lc) && in_conflict(c, lc) {
-                            memo.events.push(c);
-                        }
-                    }
-                }
                 LabeledChildren::Grouped { all, groups, from } => {
                     // The labels whose events are kept on another slot are skipped whole; the
-                    // events found are put back in the order they were added.
+                    // parents on the other slots shared with `d` are compared in the group's
+                    // columns (most siblings differ there), and the events found are put back
+                    // in the order they were added.
                     let mut found = std::mem::take(&mut self.found_scratch);
                     found.clear();
-                    for (lc, group) in groups {
+                    let mut filter: SmallVec<[(u32, &[u32]); 8]> = SmallVec::new();
+                    for group in groups {
                         reads += 1;
-                        if !first_here(*lc) {
+                        let lc = group.label();
+                        if !first_here(lc) {
                             continue;
                         }
-                        let new = &group[group.partition_point(|&p| p < from)..];
-                        reads += new.len() as u64;
-                        found.extend(
-                            new.iter()
-                                .map(|&p| (p, all[p as usize]))
-                                .filter(|&(_, c)| in_conflict(c, *lc)),
-                        );
+                        let positions = group.positions();
+                        let start = positions.partition_point(|&p| p < from);
+                        if start == positions.len() {
+                            continue;
+                        }
+                        reads += (positions.len() - start) as u64;
+                        filter.clear();
+                        filter.extend(shared_past(slot_map.of(lc), s, d_parent).map(|j| {
+                            let want = d_parent[slot_map.of(lc)[j] as usize];
+                            (want, group.column(j).expect("indexed for this scan"))
+                        }));
+                        for (i, &p) in positions.iter().enumerate().skip(start) {
+                            let c = all[p as usize];
+                            if filter.iter().all(|&(want, column)| column[i] == want)
+                                && compatible(c)
+                            {
+                                debug_assert!(in_conflict(c, lc));
+                                found.push((p, c));
+                            } else {
+                                debug_assert!(!in_conflict(c, lc));
+                            }
+                        }
                     }
                     found.sort_unstable();
                     memo.events.extend(found.iter().map(|&(_, c)| c));
@@ -2346,7 +2367,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.stats.sibling_reads += reads;
             memo.seen[k] = self.store.last_child_of_node(parent);
         }
-        for &s in slots {
+        for &s in self.store.event_slots(d) {
             self.d_parent[s as usize] = u32::MAX;
         }
         self.icf_bytes += memo.bytes();
@@ -2516,4 +2537,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             0
         }
     }
+}
+
+/// The indexes, among the slots `slots` of a label, of the slots past `s` on which the event
+/// being scanned for has a parent (`d_parent`, `u32::MAX` where it has none).
+fn shared_past(slots: &[Slot], s: Slot, d_parent: &[u32]) -> impl Iterator<Item = usize> {
+    slots
+        .iter()
+        .enumerate()
+        .filter(move |&(_, &x)| x > s && d_parent[x as usize] != u32::MAX)
+        .map(|(j, _)| j)
 }

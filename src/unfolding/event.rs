@@ -27,6 +27,7 @@
 
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use super::cone::{ConeForest, ConeLayout, Deeper, EMPTY, FLAT_MAX};
 use super::parts::{SlotParts, TransitionWords};
@@ -151,12 +152,57 @@ impl Iterator for Children<'_> {
 struct WideChildren {
     /// In the order they were added.
     all: Vec<EventId>,
-    /// By label, in the order the labels first came: the positions in `all` of the children
-    /// with that label, for the first `indexed` children.
-    groups: Vec<(Transition, Vec<u32>)>,
+    /// By label, in the order the labels first came, for the first `indexed` children.
+    groups: Vec<ChildGroup>,
     indexed: u32,
     /// Each label's group in `groups` (a node may have children of thousands of labels).
     group_of: FxHashMap<Transition, u32>,
+}
+
+/// The children of one label among a node's many (see [`EventStore::index_children`]): their
+/// positions in the node's array and, for the slots of the label a scan asked for, each
+/// child's parent there. A scan for the siblings that also share a parent with some event on
+/// another slot compares that column, in order, instead of reading each sibling's own nodes,
+/// scattered in memory; most siblings differ there.
+#[derive(Clone, Debug)]
+pub struct ChildGroup {
+    label: Transition,
+    /// Positions in the node's array, sorted.
+    positions: Vec<u32>,
+    /// For the `j`-th slot of the label: the node of each child's parent there, by the
+    /// child's place in `positions` (as long as `positions`, once asked for).
+    columns: SmallVec<[(u32, Vec<u32>); 1]>,
+}
+
+impl ChildGroup {
+    /// The children's label.
+    pub fn label(&self) -> Transition {
+        self.label
+    }
+
+    /// The children's positions in the node's array, sorted.
+    pub fn positions(&self) -> &[u32] {
+        &self.positions
+    }
+
+    /// The nodes of the children's parents on the `j`-th slot of their label (see
+    /// [`EventStore::parent_node_on_kth`]), in the order of [`positions`](Self::positions),
+    /// if a scan asked for them ([`EventStore::index_children`]).
+    pub fn column(&self, j: usize) -> Option<&[u32]> {
+        self.columns
+            .iter()
+            .find(|(k, _)| *k as usize == j)
+            .map(|(_, column)| column.as_slice())
+    }
+
+    fn bytes(&self) -> usize {
+        48 + 8 * self.positions.len()
+            + self
+                .columns
+                .iter()
+                .map(|(_, column)| 24 + 8 * column.len())
+                .sum::<usize>()
+    }
 }
 
 impl WideChildren {
@@ -174,18 +220,28 @@ impl WideChildren {
             let label = label(self.all[at as usize]);
             // Labels mostly come in runs: the last group is looked at first.
             let g = match self.groups.last() {
-                Some((l, _)) if *l == label => self.groups.len() - 1,
+                Some(group) if group.label == label => self.groups.len() - 1,
                 _ => *self.group_of.entry(label).or_insert_with(|| {
-                    self.groups.push((label, Vec::new()));
+                    self.groups.push(ChildGroup {
+                        label,
+                        positions: Vec::new(),
+                        columns: SmallVec::new(),
+                    });
                     bytes += 48;
                     self.groups.len() as u32 - 1
                 }) as usize,
             };
-            self.groups[g].1.push(at);
+            self.groups[g].positions.push(at);
             bytes += 8;
         }
         self.indexed = self.all.len() as u32;
         bytes
+    }
+
+    /// Whether the children from position `from` on are fewer than the labels: a scan then
+    /// reads them one by one instead of by label.
+    fn one_by_one(&self, from: u32) -> bool {
+        self.all.len() - (from as usize).min(self.all.len()) < self.groups.len()
     }
 
     /// Takes the child `c` out; the positions after it move down by one.
@@ -195,26 +251,29 @@ impl WideChildren {
         self.all.remove(at as usize);
         if at < self.indexed {
             self.indexed -= 1;
-            for (_, group) in &mut self.groups {
-                group.retain(|&p| p != at);
-                group.iter_mut().filter(|p| **p > at).for_each(|p| *p -= 1);
+            for group in &mut self.groups {
+                if let Ok(i) = group.positions.binary_search(&at) {
+                    group.positions.remove(i);
+                    for (_, column) in &mut group.columns {
+                        if i < column.len() {
+                            column.remove(i);
+                        }
+                    }
+                }
+                let after = group.positions.partition_point(|&p| p < at);
+                group.positions[after..].iter_mut().for_each(|p| *p -= 1);
             }
-            self.groups.retain(|(_, group)| !group.is_empty());
+            self.groups.retain(|group| !group.positions.is_empty());
             self.group_of.clear();
-            for (g, (label, _)) in self.groups.iter().enumerate() {
-                self.group_of.insert(*label, g as u32);
+            for (g, group) in self.groups.iter().enumerate() {
+                self.group_of.insert(group.label, g as u32);
             }
         }
     }
 
     /// Bytes held, counting arrays at twice their length (they grow by doubling).
     fn bytes(&self) -> usize {
-        8 * self.all.len()
-            + self
-                .groups
-                .iter()
-                .map(|(_, g)| 48 + 8 * g.len())
-                .sum::<usize>()
+        8 * self.all.len() + self.groups.iter().map(ChildGroup::bytes).sum::<usize>()
     }
 }
 
@@ -224,10 +283,10 @@ pub enum LabeledChildren<'a> {
     /// One by one, as a list (their labels are the store's [`label`](EventStore::label)).
     Each(Children<'a>),
     /// By label: the children of each label are `all[p]` for the positions `p` in its group
-    /// from `from` on (the groups are sorted).
+    /// from `from` on.
     Grouped {
         all: &'a [EventId],
-        groups: &'a [(Transition, Vec<u32>)],
+        groups: &'a [ChildGroup],
         from: u32,
     },
 }
@@ -243,6 +302,11 @@ pub struct ChildCursor {
 }
 
 impl ChildCursor {
+    /// How many children were seen.
+    pub fn seen(&self) -> u32 {
+        self.seen
+    }
+
     /// Before the first child.
     pub const START: ChildCursor = ChildCursor {
         node: NO_NODE,
@@ -386,6 +450,7 @@ pub struct EventStore {
     scratch: Vec<EventId>,
     walk_scratch: Vec<(EventId, Walk)>,
     state_scratch: Vec<u64>,
+    columns_wanted: Vec<usize>,
 }
 
 impl EventStore {
@@ -457,6 +522,7 @@ impl EventStore {
             scratch: Vec::new(),
             walk_scratch: Vec::new(),
             state_scratch: Vec::new(),
+            columns_wanted: Vec::new(),
             slots,
         }
     }
@@ -832,21 +898,60 @@ impl EventStore {
     }
 
     /// Groups the children of the node `node` by label, where it keeps them in arrays: for
-    /// [`labeled_children_of_node_after`](Self::labeled_children_of_node_after).
-    pub fn index_children(&mut self, node: usize) {
-        if self.child_count[node] >= WIDE_AT
-            && let Some(array) = self.wide.get_mut(&(node as u32))
-        {
-            let events = &self.events;
-            self.wide_bytes += array.index_labels(|c| events[c as usize].label);
+    /// [`labeled_children_of_node_after`](Self::labeled_children_of_node_after). Then, for
+    /// each label with children at positions `from` and after, fills its group's columns (see
+    /// [`ChildGroup::column`]) for the slot indexes `wanted(its slots, list)` lists.
+    pub fn index_children(
+        &mut self,
+        node: usize,
+        from: u32,
+        mut wanted: impl FnMut(&[Slot], &mut Vec<usize>),
+    ) {
+        if self.child_count[node] < WIDE_AT {
+            return;
         }
+        let Some(array) = self.wide.get_mut(&(node as u32)) else {
+            return;
+        };
+        let events = &self.events;
+        let mut bytes = array.index_labels(|c| events[c as usize].label);
+        if array.one_by_one(from) {
+            self.wide_bytes += bytes;
+            return;
+        }
+        for group in &mut array.groups {
+            if group.positions.last().is_none_or(|&p| p < from) {
+                continue;
+            }
+            self.columns_wanted.clear();
+            wanted(self.slots.of(group.label), &mut self.columns_wanted);
+            for &j in &self.columns_wanted {
+                let at = match group.columns.iter().position(|(k, _)| *k as usize == j) {
+                    Some(at) => at,
+                    None => {
+                        group.columns.push((j as u32, Vec::new()));
+                        bytes += 24;
+                        group.columns.len() - 1
+                    }
+                };
+                let column = &mut group.columns[at].1;
+                let filled = column.len();
+                column.extend(group.positions[filled..].iter().map(|&p| {
+                    let c = array.all[p as usize];
+                    self.nodes[events[c as usize].node_start as usize + j].parent_node
+                }));
+                bytes += 8 * (column.len() - filled);
+            }
+        }
+        self.wide_bytes += bytes;
     }
 
     /// The children of the node `node` added after the one `cursor` names (see
     /// [`parent_node_on_kth`](Self::parent_node_on_kth) and
     /// [`children_after`](Self::children_after)): grouped by label where the node keeps
-    /// them in arrays, so that a scan for some labels skips the others whole (as far as
-    /// [`index_children`](Self::index_children) grouped them: the scan must call it first).
+    /// them in arrays and they are at least as many as the labels, so that a scan for some
+    /// labels skips the others whole (as far as [`index_children`](Self::index_children)
+    /// grouped them: the scan must call it first).
     pub fn labeled_children_of_node_after(
         &self,
         node: usize,
@@ -854,6 +959,7 @@ impl EventStore {
     ) -> LabeledChildren<'_> {
         if self.child_count[node] >= WIDE_AT
             && let Some(array) = self.wide.get(&(node as u32))
+            && !array.one_by_one(cursor.seen)
         {
             return LabeledChildren::Grouped {
                 all: &array.all,
