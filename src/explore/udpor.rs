@@ -45,6 +45,8 @@
 //! that fixes the resource's value is chosen; candidate histories are still exponential in the
 //! worst case, and the limits are checked inside the enumeration.
 
+use std::cell::Cell;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
@@ -2237,6 +2239,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         for (k, &s) in self.store.event_slots(d).iter().enumerate() {
             self.d_parent[s as usize] = self.store.parent_node_on_kth(d, k) as u32;
         }
+        let parting = Cell::new(None);
         for k in 0..n {
             let s = self.store.event_slots(d)[k];
             let parent = self.d_parent[s as usize] as usize;
@@ -2287,9 +2290,23 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 *first
             };
             // Once `c` is known to have `d`'s parents on the slots they share: whether it is
-            // in immediate conflict with `d`, and kept.
+            // in immediate conflict with `d`, and kept. Siblings whose histories part from
+            // `d`'s mostly part on the same slot: the last one found is tried first.
             let compatible = |c: EventId| {
-                !(cutoffs && cutoff[c as usize]) && c != d && store.histories_compatible(d, c)
+                if (cutoffs && cutoff[c as usize]) || c == d {
+                    return false;
+                }
+                if let Some(y) = parting.get()
+                    && store.histories_part_on(d, c, y)
+                {
+                    debug_assert!(!store.histories_compatible(d, c));
+                    return false;
+                }
+                let slot = store.histories_parting_slot(d, c);
+                if slot.is_some() {
+                    parting.set(slot);
+                }
+                slot.is_none()
             };
             let in_conflict = |c: EventId, lc: Transition| {
                 if cutoffs && cutoff[c as usize] {
@@ -2329,29 +2346,27 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     // in the order they were added.
                     let mut found = std::mem::take(&mut self.found_scratch);
                     found.clear();
-                    let mut filter: SmallVec<[(u32, &[u32]); 8]> = SmallVec::new();
+                    let mut filter: SmallVec<[(u32, usize); 8]> = SmallVec::new();
                     for group in groups {
                         reads += 1;
                         let lc = group.label();
                         if !first_here(lc) {
                             continue;
                         }
-                        let positions = group.positions();
-                        let start = positions.partition_point(|&p| p < from);
-                        if start == positions.len() {
+                        let rows = group.rows_from(from);
+                        if rows.len() == 0 {
                             continue;
                         }
-                        reads += (positions.len() - start) as u64;
+                        reads += rows.len() as u64;
                         filter.clear();
                         filter.extend(shared_past(slot_map.of(lc), s, d_parent).map(|j| {
                             let want = d_parent[slot_map.of(lc)[j] as usize];
                             (want, group.column(j).expect("indexed for this scan"))
                         }));
-                        for (i, &p) in positions.iter().enumerate().skip(start) {
+                        for row in rows {
+                            let p = row[0];
                             let c = all[p as usize];
-                            if filter.iter().all(|&(want, column)| column[i] == want)
-                                && compatible(c)
-                            {
+                            if filter.iter().all(|&(want, at)| row[at] == want) && compatible(c) {
                                 debug_assert!(in_conflict(c, lc));
                                 found.push((p, c));
                             } else {

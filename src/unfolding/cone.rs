@@ -530,10 +530,11 @@ impl ConeForest {
         }
     }
 
-    /// Whether `f(x, y)` holds for the nodes `x` of cone `a` and `y` of cone `b` on some slot
-    /// where both name an event (not ⊥) and the nodes differ. Shared subtrees are skipped.
+    /// Whether `f(s, x, y)` holds for the nodes `x` of cone `a` and `y` of cone `b` on some
+    /// slot `s` where both name an event (not ⊥) and the nodes differ. Shared subtrees are
+    /// skipped.
     #[inline]
-    pub fn any_shared(&self, a: u32, b: u32, mut f: impl FnMut(u32, u32) -> bool) -> bool {
+    pub fn any_shared(&self, a: u32, b: u32, mut f: impl FnMut(u32, u32, u32) -> bool) -> bool {
         self.any_shared_at(a, b, self.height - 1, 0, &mut f)
     }
 
@@ -543,7 +544,7 @@ impl ConeForest {
         b: u32,
         level: u32,
         base: u32,
-        f: &mut impl FnMut(u32, u32) -> bool,
+        f: &mut impl FnMut(u32, u32, u32) -> bool,
     ) -> bool {
         if a == b || a == EMPTY || b == EMPTY {
             return false;
@@ -555,7 +556,7 @@ impl ConeForest {
                 .iter()
                 .zip(bb)
                 .zip(base..)
-                .any(|((&x, &y), s)| x != y && x != s && y != s && f(x, y));
+                .any(|((&x, &y), s)| x != y && x != s && y != s && f(s, x, y));
         }
         let (ba, bb) = (self.tree_block(a), self.tree_block(b));
         let shift = Self::shift(level);
@@ -885,7 +886,8 @@ mod tests {
             assert_eq!(seen, want);
             for (other, other_flat) in roots.iter().zip(&flats) {
                 let mut pairs = Vec::new();
-                forest.any_shared(root, *other, |x, y| {
+                forest.any_shared(root, *other, |s, x, y| {
+                    assert!(x != s && y != s, "⊥ is left out");
                     pairs.push((x, y));
                     false
                 });

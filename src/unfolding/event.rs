@@ -27,7 +27,6 @@
 
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
 
 use super::cone::{ConeForest, ConeLayout, Deeper, EMPTY, FLAT_MAX};
 use super::parts::{SlotParts, TransitionWords};
@@ -161,47 +160,122 @@ struct WideChildren {
 
 /// The children of one label among a node's many (see [`EventStore::index_children`]): their
 /// positions in the node's array and, for the slots of the label a scan asked for, each
-/// child's parent there. A scan for the siblings that also share a parent with some event on
-/// another slot compares that column, in order, instead of reading each sibling's own nodes,
-/// scattered in memory; most siblings differ there.
+/// child's parent there (its *columns*). A scan for the siblings that also share a parent with
+/// some event on another slot compares them here, in order, instead of reading each sibling's
+/// own nodes, scattered in memory; most siblings differ there.
 #[derive(Clone, Debug)]
 pub struct ChildGroup {
     label: Transition,
-    /// Positions in the node's array, sorted.
-    positions: Vec<u32>,
-    /// For the `j`-th slot of the label: the node of each child's parent there, by the
-    /// child's place in `positions` (as long as `positions`, once asked for).
-    columns: SmallVec<[(u32, Vec<u32>); 1]>,
+    /// One allocation: the number `k` of columns, the `k` slot indexes (in the label's slots)
+    /// they are for, then one row of `1 + k` words per child, in the order of the positions:
+    /// its position, then its parents' nodes on those slots.
+    data: Vec<u32>,
 }
 
 impl ChildGroup {
+    fn new(label: Transition) -> Self {
+        ChildGroup {
+            label,
+            data: vec![0],
+        }
+    }
+
     /// The children's label.
     pub fn label(&self) -> Transition {
         self.label
     }
 
-    /// The children's positions in the node's array, sorted.
-    pub fn positions(&self) -> &[u32] {
-        &self.positions
+    fn columns(&self) -> &[u32] {
+        &self.data[1..1 + self.data[0] as usize]
     }
 
-    /// The nodes of the children's parents on the `j`-th slot of their label (see
-    /// [`EventStore::parent_node_on_kth`]), in the order of [`positions`](Self::positions),
-    /// if a scan asked for them ([`EventStore::index_children`]).
-    pub fn column(&self, j: usize) -> Option<&[u32]> {
-        self.columns
+    fn stride(&self) -> usize {
+        1 + self.data[0] as usize
+    }
+
+    fn table(&self) -> &[u32] {
+        &self.data[1 + self.data[0] as usize..]
+    }
+
+    /// Children in the group.
+    fn len(&self) -> usize {
+        self.table().len() / self.stride()
+    }
+
+    /// Where, in a row of [`rows_from`](Self::rows_from), the column of the label's `j`-th
+    /// slot is, if a scan asked for it ([`EventStore::index_children`]).
+    pub fn column(&self, j: usize) -> Option<usize> {
+        self.columns()
             .iter()
-            .find(|(k, _)| *k as usize == j)
-            .map(|(_, column)| column.as_slice())
+            .position(|&k| k as usize == j)
+            .map(|at| at + 1)
+    }
+
+    /// The rows of the children at positions `from` and after: each starts with the child's
+    /// position, followed by its columns (see [`column`](Self::column)); the nodes there are
+    /// those of [`EventStore::parent_node_on_kth`].
+    pub fn rows_from(&self, from: u32) -> std::slice::ChunksExact<'_, u32> {
+        let (table, stride) = (self.table(), self.stride());
+        // The positions are sorted.
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if table[mid * stride] < from {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        table[lo * stride..].chunks_exact(stride)
+    }
+
+    /// Adds the child at `position`, `parent(j)` giving its parent's node on the label's
+    /// `j`-th slot.
+    fn push(&mut self, position: u32, parent: impl Fn(usize) -> u32) {
+        let k = self.data[0] as usize;
+        self.data.push(position);
+        for i in 0..k {
+            let j = self.data[1 + i] as usize;
+            let node = parent(j);
+            self.data.push(node);
+        }
+    }
+
+    /// Adds the column of the label's `j`-th slot, `parent(p, j)` giving the parent's node
+    /// there of the child at position `p`.
+    fn add_column(&mut self, j: usize, parent: impl Fn(u32, usize) -> u32) {
+        let (stride, len) = (self.stride(), self.len());
+        let mut data = Vec::with_capacity(self.data.len() + 1 + len);
+        data.push(self.data[0] + 1);
+        data.extend_from_slice(self.columns());
+        data.push(j as u32);
+        for row in self.table().chunks_exact(stride) {
+            data.extend_from_slice(row);
+            data.push(parent(row[0], j));
+        }
+        self.data = data;
+    }
+
+    /// Takes the child at position `at` out, and moves the positions after it down by one.
+    fn remove_position(&mut self, at: u32) {
+        let (stride, head) = (self.stride(), 1 + self.data[0] as usize);
+        let mut kept = head;
+        for r in (head..self.data.len()).step_by(stride) {
+            let p = self.data[r];
+            if p == at {
+                continue;
+            }
+            self.data.copy_within(r..r + stride, kept);
+            if p > at {
+                self.data[kept] = p - 1;
+            }
+            kept += stride;
+        }
+        self.data.truncate(kept);
     }
 
     fn bytes(&self) -> usize {
-        48 + 8 * self.positions.len()
-            + self
-                .columns
-                .iter()
-                .map(|(_, column)| 24 + 8 * column.len())
-                .sum::<usize>()
+        32 + 8 * self.data.len()
     }
 }
 
@@ -212,27 +286,30 @@ impl WideChildren {
         8
     }
 
-    /// Brings the groups by label up to date, `label` giving the children's labels; returns
-    /// the bytes this took.
-    fn index_labels(&mut self, label: impl Fn(EventId) -> Transition) -> usize {
+    /// Brings the groups by label up to date, `label` giving the children's labels and
+    /// `parent(c, j)` the node of child `c`'s parent on its label's `j`-th slot (for the
+    /// columns of the groups); returns the bytes this took.
+    fn index_labels(
+        &mut self,
+        label: impl Fn(EventId) -> Transition,
+        parent: impl Fn(EventId, usize) -> u32,
+    ) -> usize {
         let mut bytes = 0;
         for at in self.indexed..self.all.len() as u32 {
-            let label = label(self.all[at as usize]);
+            let c = self.all[at as usize];
+            let label = label(c);
             // Labels mostly come in runs: the last group is looked at first.
             let g = match self.groups.last() {
                 Some(group) if group.label == label => self.groups.len() - 1,
                 _ => *self.group_of.entry(label).or_insert_with(|| {
-                    self.groups.push(ChildGroup {
-                        label,
-                        positions: Vec::new(),
-                        columns: SmallVec::new(),
-                    });
-                    bytes += 48;
+                    self.groups.push(ChildGroup::new(label));
+                    bytes += 40;
                     self.groups.len() as u32 - 1
                 }) as usize,
             };
-            self.groups[g].positions.push(at);
-            bytes += 8;
+            let group = &mut self.groups[g];
+            group.push(at, |j| parent(c, j));
+            bytes += 8 * group.stride();
         }
         self.indexed = self.all.len() as u32;
         bytes
@@ -252,18 +329,9 @@ impl WideChildren {
         if at < self.indexed {
             self.indexed -= 1;
             for group in &mut self.groups {
-                if let Ok(i) = group.positions.binary_search(&at) {
-                    group.positions.remove(i);
-                    for (_, column) in &mut group.columns {
-                        if i < column.len() {
-                            column.remove(i);
-                        }
-                    }
-                }
-                let after = group.positions.partition_point(|&p| p < at);
-                group.positions[after..].iter_mut().for_each(|p| *p -= 1);
+                group.remove_position(at);
             }
-            self.groups.retain(|group| !group.positions.is_empty());
+            self.groups.retain(|group| group.len() > 0);
             self.group_of.clear();
             for (g, group) in self.groups.iter().enumerate() {
                 self.group_of.insert(group.label, g as u32);
@@ -913,34 +981,25 @@ impl EventStore {
         let Some(array) = self.wide.get_mut(&(node as u32)) else {
             return;
         };
-        let events = &self.events;
-        let mut bytes = array.index_labels(|c| events[c as usize].label);
-        if array.one_by_one(from) {
-            self.wide_bytes += bytes;
-            return;
-        }
-        for group in &mut array.groups {
-            if group.positions.last().is_none_or(|&p| p < from) {
-                continue;
-            }
-            self.columns_wanted.clear();
-            wanted(self.slots.of(group.label), &mut self.columns_wanted);
-            for &j in &self.columns_wanted {
-                let at = match group.columns.iter().position(|(k, _)| *k as usize == j) {
-                    Some(at) => at,
-                    None => {
-                        group.columns.push((j as u32, Vec::new()));
-                        bytes += 24;
-                        group.columns.len() - 1
+        let (events, nodes) = (&self.events, &self.nodes);
+        let parent =
+            |c: EventId, j: usize| nodes[events[c as usize].node_start as usize + j].parent_node;
+        let mut bytes = array.index_labels(|c| events[c as usize].label, parent);
+        if !array.one_by_one(from) {
+            for group in &mut array.groups {
+                if group.rows_from(from).len() == 0 {
+                    continue;
+                }
+                self.columns_wanted.clear();
+                wanted(self.slots.of(group.label), &mut self.columns_wanted);
+                for &j in &self.columns_wanted {
+                    if group.column(j).is_none() {
+                        let before = group.bytes();
+                        let all = &array.all;
+                        group.add_column(j, |p, j| parent(all[p as usize], j));
+                        bytes += group.bytes() - before;
                     }
-                };
-                let column = &mut group.columns[at].1;
-                let filled = column.len();
-                column.extend(group.positions[filled..].iter().map(|&p| {
-                    let c = array.all[p as usize];
-                    self.nodes[events[c as usize].node_start as usize + j].parent_node
-                }));
-                bytes += 8 * (column.len() - filled);
+                }
             }
         }
         self.wide_bytes += bytes;
@@ -1049,9 +1108,10 @@ impl EventStore {
     /// Conflict: `a # b` (some event of `[a]` and some of `[b]` are dependent and unordered).
     /// Only slots both local configurations touch can separate them (⊥ is below everything).
     pub fn conflict(&self, a: EventId, b: EventId) -> bool {
-        self.cones.any_shared(self.cone(a), self.cone(b), |x, y| {
-            !self.comparable_on(self.node_entry(x), self.node_entry(y))
-        })
+        self.cones
+            .any_shared(self.cone(a), self.cone(b), |_, x, y| {
+                !self.comparable_on(self.node_entry(x), self.node_entry(y))
+            })
     }
 
     /// Whether `[e]` conflicts with a configuration given by its cone as an array (one entry
@@ -1137,11 +1197,43 @@ impl EventStore {
     /// each event replaced by its parent on its own slots agree. Only slots both cones name
     /// can separate them.
     pub fn histories_compatible(&self, a: EventId, b: EventId) -> bool {
-        !self.cones.any_shared(self.cone(a), self.cone(b), |x, y| {
-            let x = self.history_cone_entry(a, self.node_entry(x));
-            let y = self.history_cone_entry(b, self.node_entry(y));
-            x != y && !self.comparable_on(x, y)
-        })
+        self.histories_parting_slot(a, b).is_none()
+    }
+
+    /// `None` when [`histories_compatible`](Self::histories_compatible) holds; otherwise a
+    /// slot on which the two histories part (see [`histories_part_on`](Self::histories_part_on)).
+    pub fn histories_parting_slot(&self, a: EventId, b: EventId) -> Option<Slot> {
+        let mut parting = None;
+        self.cones
+            .any_shared(self.cone(a), self.cone(b), |s, x, y| {
+                let parts = self.entries_part(a, b, x, y);
+                if parts {
+                    parting = Some(s);
+                }
+                parts
+            });
+        parting
+    }
+
+    /// Whether `[a] \ {a}` and `[b] \ {b}` (for two non-⊥ events) name events on different
+    /// branches of slot `s`, so that their union is no configuration: one slot of the test of
+    /// [`histories_compatible`](Self::histories_compatible), for trying first the slot on
+    /// which the last candidate's history parted from `a`'s (candidates alike part alike).
+    pub fn histories_part_on(&self, a: EventId, b: EventId, s: Slot) -> bool {
+        let (x, y) = (
+            self.cones.get(self.cone(a), s),
+            self.cones.get(self.cone(b), s),
+        );
+        x != y && x != s && y != s && self.entries_part(a, b, x, y)
+    }
+
+    /// Whether the nodes `x` of `[a]` and `y` of `[b]` (on one slot, not ⊥'s) become, with
+    /// `a` and `b` replaced by their parents, two events on different branches.
+    #[inline]
+    fn entries_part(&self, a: EventId, b: EventId, x: u32, y: u32) -> bool {
+        let x = self.history_cone_entry(a, self.node_entry(x));
+        let y = self.history_cone_entry(b, self.node_entry(y));
+        x != y && !self.comparable_on(x, y)
     }
 
     /// The entry of `[e] \ {e}` on slot `s`, given the entry `c` of `[e]` there.
