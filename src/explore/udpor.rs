@@ -1111,9 +1111,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     if self.en[level].is_empty() {
                         self.record_maximal();
                         // U is largest at the leaves: sample there too, at the 1st, 2nd,
-                        // 4th, 8th... maximal configuration (a sample costs O(|C ∪ D|)).
-                        if self.stats.maximal_configurations.is_power_of_two() {
+                        // 4th, 8th... maximal configuration, within the same budget as above
+                        // (a sample walks U, which can hold the whole store: the n-way
+                        // conflict's n events are all in en(∅)).
+                        if self.stats.maximal_configurations.is_power_of_two()
+                            && steps >= next_sample
+                        {
                             self.sample_u_and_g(&frames);
+                            next_sample = steps + self.store.id_bound() as u64;
                         }
                         frames.pop();
                         continue;
