@@ -319,6 +319,8 @@ struct Explorer<'s, S: System + ?Sized> {
     /// By event id: `(k, push id)` when the event was found in no conflict with the prefix of
     /// `C` of length `k` carrying that push id at position `k - 1`; `(0, 0)` when unknown.
     compatible_prefix: Vec<(u32, u64)>,
+    /// The slot on which the last candidate found in conflict with `C` was (a hint only).
+    c_parting: Option<Slot>,
     in_c: Vec<bool>,
     /// The cone of `C`: the last event on every slot.
     top: Vec<ConeEntry>,
@@ -810,6 +812,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             pushes: 0,
             conflicts_prefix: Vec::new(),
             compatible_prefix: Vec::new(),
+            c_parting: None,
             in_c: vec![false],
             top,
             undo: Vec::new(),
@@ -2456,7 +2459,20 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 debug_assert_eq!(answer, self.store.conflicts_with_cone(c, &self.top));
                 answer
             }
-            _ => self.store.conflicts_with_cone(c, &self.top),
+            // Candidates mostly conflict with C on the slot the last one did: tried first.
+            _ => match self.c_parting {
+                Some(s) if self.store.conflicts_with_cone_on(c, &self.top, s) => {
+                    debug_assert!(self.store.conflicts_with_cone(c, &self.top));
+                    true
+                }
+                _ => {
+                    let slot = self.store.conflict_slot_with_cone(c, &self.top);
+                    if slot.is_some() {
+                        self.c_parting = slot;
+                    }
+                    slot.is_some()
+                }
+            },
         };
         if n == 0 {
             return conflict;

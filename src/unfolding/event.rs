@@ -1117,11 +1117,32 @@ impl EventStore {
     /// Whether `[e]` conflicts with a configuration given by its cone as an array (one entry
     /// per slot).
     pub fn conflicts_with_cone(&self, e: EventId, cone: &[ConeEntry]) -> bool {
+        self.conflict_slot_with_cone(e, cone).is_some()
+    }
+
+    /// A slot on which `[e]` conflicts with the configuration of cone `cone` (see
+    /// [`conflicts_with_cone`](Self::conflicts_with_cone)), if any.
+    pub fn conflict_slot_with_cone(&self, e: EventId, cone: &[ConeEntry]) -> Option<Slot> {
+        let mut found = None;
         // Slots where [e] has no event cannot separate: ⊥ is below everything.
         self.cones.any_entry(self.cone(e), |s, x| {
             let y = cone[s as usize];
-            x != y.node && !self.comparable_on(self.node_entry(x), y)
-        })
+            let parts = x != y.node && !self.comparable_on(self.node_entry(x), y);
+            if parts {
+                found = Some(s);
+            }
+            parts
+        });
+        found
+    }
+
+    /// Whether `[e]` conflicts with the configuration of cone `cone` on slot `s`: one slot
+    /// of [`conflicts_with_cone`](Self::conflicts_with_cone), for trying first the slot on
+    /// which the last candidate conflicted.
+    pub fn conflicts_with_cone_on(&self, e: EventId, cone: &[ConeEntry], s: Slot) -> bool {
+        let x = self.cones.get(self.cone(e), s);
+        let y = cone[s as usize];
+        x != s && x != y.node && !self.comparable_on(self.node_entry(x), y)
     }
 
     /// Immediate conflict `a #ⁱ b`: `a # b`, and `[a] ∪ [b] \ {a, b}` is a configuration. With
