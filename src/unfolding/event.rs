@@ -174,10 +174,10 @@ pub struct ChildGroup {
 
 impl ChildGroup {
     fn new(label: Transition) -> Self {
-        ChildGroup {
-            label,
-            data: vec![0],
-        }
+        // Room for the header and a first child's row, which comes at once.
+        let mut data = Vec::with_capacity(4);
+        data.push(0);
+        ChildGroup { label, data }
     }
 
     /// The children's label.
