@@ -2256,11 +2256,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             let d_parent = &self.d_parent;
             self.store
                 .index_children(parent, memo.seen[k].seen(), |slots_lc, wanted| {
-                    let first = slots_lc
-                        .iter()
-                        .take_while(|&&x| x < s)
-                        .all(|&x| d_parent[x as usize] == u32::MAX);
-                    if first {
+                    if first_shared_is(slots_lc, s, d_parent) {
                         wanted.extend(shared_past(slots_lc, s, d_parent));
                     }
                 });
@@ -2289,11 +2285,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 let (seen, first) = &mut first_shared[lc as usize];
                 if *seen != round {
                     *seen = round;
-                    *first = slot_map
-                        .of(lc)
-                        .iter()
-                        .take_while(|&&x| x < s)
-                        .all(|&x| d_parent[x as usize] == u32::MAX);
+                    *first = first_shared_is(slot_map.of(lc), s, d_parent);
                 }
                 *first
             };
@@ -2327,11 +2319,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 let found = siblings_everywhere && compatible(c);
                 debug_assert_eq!(
                     found,
-                    slot_map
-                        .of(lc)
-                        .iter()
-                        .take_while(|&&x| x < s)
-                        .all(|&x| d_parent[x as usize] == u32::MAX)
+                    first_shared_is(slot_map.of(lc), s, d_parent)
                         && store.immediate_conflict_first_on(d, c, s)
                 );
                 found
@@ -2573,6 +2561,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             0
         }
     }
+}
+
+/// Whether `s` is the first of the slots `slots` of a label on which the event being scanned
+/// for has a parent (`d_parent`, `u32::MAX` where it has none), given that it has one on `s`.
+fn first_shared_is(slots: &[Slot], s: Slot, d_parent: &[u32]) -> bool {
+    slots
+        .iter()
+        .take_while(|&&x| x < s)
+        .all(|&x| d_parent[x as usize] == u32::MAX)
 }
 
 /// The indexes, among the slots `slots` of a label, of the slots past `s` on which the event

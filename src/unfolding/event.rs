@@ -1126,8 +1126,7 @@ impl EventStore {
         let mut found = None;
         // Slots where [e] has no event cannot separate: ⊥ is below everything.
         self.cones.any_entry(self.cone(e), |s, x| {
-            let y = cone[s as usize];
-            let parts = x != y.node && !self.comparable_on(self.node_entry(x), y);
+            let parts = self.node_parts_from(x, cone[s as usize]);
             if parts {
                 found = Some(s);
             }
@@ -1141,8 +1140,14 @@ impl EventStore {
     /// which the last candidate conflicted.
     pub fn conflicts_with_cone_on(&self, e: EventId, cone: &[ConeEntry], s: Slot) -> bool {
         let x = self.cones.get(self.cone(e), s);
-        let y = cone[s as usize];
-        x != s && x != y.node && !self.comparable_on(self.node_entry(x), y)
+        x != s && self.node_parts_from(x, cone[s as usize])
+    }
+
+    /// Whether the node `x` (not ⊥'s) and the entry `y`, on one slot, are events on different
+    /// branches.
+    #[inline]
+    fn node_parts_from(&self, x: u32, y: ConeEntry) -> bool {
+        x != y.node && !self.comparable_on(self.node_entry(x), y)
     }
 
     /// Immediate conflict `a #ⁱ b`: `a # b`, and `[a] ∪ [b] \ {a, b}` is a configuration. With
