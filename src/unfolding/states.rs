@@ -1,11 +1,13 @@
 //! The states of the events of a store, kept in shared blocks.
 //!
 //! An event's state differs from its largest predecessor's in the few words its history adds:
-//! each state is a table of blocks of up to [`BLOCK`] words, and a block equal to the
-//! predecessor's is shared, not copied. A system with `w` words of state then costs about
-//! `4 w / BLOCK` bytes per event plus the blocks that changed, instead of `8 w` (on a chain of
-//! 100 000 places, about 0.6 KiB instead of 12.5 KiB). States of one block or less are
-//! stored whole, by slot, and read in place: sharing them would save nothing.
+//! each state is a tree whose leaves are blocks of up to [`BLOCK`] words and whose inner
+//! nodes have [`FANOUT`] children, and a subtree equal to the predecessor's is shared, not
+//! copied (a persistent radix tree). A state that changes `c` words of its predecessor's then
+//! costs at most `c` blocks and `c` paths of nodes, `O(c log w)`, whatever its width `w`: on
+//! a chain of a million places, about 0.3 KiB per event where a flat table of blocks per state
+//! cost 4 KiB and as many reference counts to update. States of one block or less are stored
+//! whole, by slot, and read in place: sharing them would save nothing.
 
 use std::ops::Range;
 
@@ -16,7 +18,14 @@ use super::grow;
 /// Words per block.
 pub const BLOCK: usize = 16;
 
-/// States by slot (the store's event ids), in blocks shared between them.
+/// Children per inner node of a state's tree (a node of `u32` ids is one cache line).
+pub const FANOUT: usize = 16;
+const FANOUT_BITS: u32 = FANOUT.trailing_zeros();
+
+/// No node or block: a child past the end of the state, or a slot without a state.
+const NONE: u32 = u32::MAX;
+
+/// States by slot (the store's event ids), in trees of blocks shared between them.
 #[derive(Debug, Clone)]
 pub struct StateBlocks {
     words: usize,
@@ -24,35 +33,52 @@ pub struct StateBlocks {
     width: usize,
     /// Blocks per state.
     per_state: usize,
+    /// Levels of inner nodes above the blocks: the least `L ≥ 1` with `FANOUT^L ≥ per_state`.
+    levels: u32,
     /// Whether states are stored whole (one block or less): slot `i`'s state is then
-    /// `data[i * words..(i + 1) * words]`, and the tables and counts are unused.
+    /// `data[i * words..(i + 1) * words]`, and the trees and counts are unused.
     whole: bool,
     /// Block `b` is `data[b * width..(b + 1) * width]`; the last block of a state is padded
     /// with zeros.
     data: Vec<u64>,
-    /// By block: how many tables name it (0: free).
-    refs: Vec<u32>,
-    free: Vec<u32>,
-    /// By slot: its `per_state` blocks.
-    tables: Vec<u32>,
-    /// By slot: whether it holds a state.
-    set: Vec<bool>,
+    /// By block: how many nodes name it (0: free).
+    block_refs: Vec<u32>,
+    free_blocks: Vec<u32>,
+    /// Node `n`'s children are `nodes[n * FANOUT..(n + 1) * FANOUT]`: blocks at level 1,
+    /// nodes of the level below higher up; [`NONE`] past the end of the state.
+    nodes: Vec<u32>,
+    /// By node: how many nodes and slots name it (0: free).
+    node_refs: Vec<u32>,
+    free_nodes: Vec<u32>,
+    /// By slot: the root of its state's tree ([`NONE`]: no state).
+    roots: Vec<u32>,
+    /// Scratch room of [`put`](Self::put): the words that differ from the state it shares with.
+    diff: Vec<(u32, u64)>,
 }
 
 impl StateBlocks {
     /// Room for states of `words` words.
     pub fn new(words: usize) -> Self {
         let width = words.clamp(1, BLOCK);
+        let per_state = words.div_ceil(width).max(1);
+        let mut levels = 1;
+        while FANOUT.pow(levels) < per_state {
+            levels += 1;
+        }
         StateBlocks {
             words,
             width,
-            per_state: words.div_ceil(width),
+            per_state,
+            levels,
             whole: words <= BLOCK,
             data: Vec::new(),
-            refs: Vec::new(),
-            free: Vec::new(),
-            tables: Vec::new(),
-            set: Vec::new(),
+            block_refs: Vec::new(),
+            free_blocks: Vec::new(),
+            nodes: Vec::new(),
+            node_refs: Vec::new(),
+            free_nodes: Vec::new(),
+            roots: Vec::new(),
+            diff: Vec::new(),
         }
     }
 
@@ -67,9 +93,31 @@ impl StateBlocks {
     }
 
     #[inline]
-    fn table(&self, slot: u32) -> &[u32] {
-        debug_assert!(self.set[slot as usize], "slot {slot} holds no state");
-        &self.tables[slot as usize * self.per_state..(slot as usize + 1) * self.per_state]
+    fn node(&self, n: u32) -> &[u32] {
+        &self.nodes[n as usize * FANOUT..(n as usize + 1) * FANOUT]
+    }
+
+    /// The child of a node at `level` on the way to block `k`.
+    #[inline]
+    fn child_index(k: usize, level: u32) -> usize {
+        (k >> ((level - 1) * FANOUT_BITS)) & (FANOUT - 1)
+    }
+
+    #[inline]
+    fn root(&self, slot: u32) -> u32 {
+        let r = self.roots.get(slot as usize).copied().unwrap_or(NONE);
+        debug_assert!(r != NONE, "slot {slot} holds no state");
+        r
+    }
+
+    /// Block `k` of the state in `slot`.
+    #[inline]
+    fn block_of(&self, slot: u32, k: usize) -> u32 {
+        let mut n = self.root(slot);
+        for level in (1..=self.levels).rev() {
+            n = self.nodes[n as usize * FANOUT + Self::child_index(k, level)];
+        }
+        n
     }
 
     /// Stores `state` in `slot` (which must hold none), sharing the blocks equal to those of
@@ -82,31 +130,68 @@ impl StateBlocks {
             self.data[s * self.words..(s + 1) * self.words].copy_from_slice(state);
             return;
         }
-        if self.set.len() <= s {
-            resize_to(&mut self.set, s + 1);
-            resize_to(&mut self.tables, (s + 1) * self.per_state);
+        match like {
+            Some(l) => {
+                let mut diff = std::mem::take(&mut self.diff);
+                diff.clear();
+                let width = self.width;
+                self.visit(l, 0..self.per_state, &mut |k, block| {
+                    let base = k * width;
+                    for (i, (&old, &new)) in block.iter().zip(&state[base..]).enumerate() {
+                        if old != new {
+                            diff.push(((base + i) as u32, new));
+                        }
+                    }
+                    true
+                });
+                self.put_changes(slot, l, &mut diff);
+                self.diff = diff;
+            }
+            None => {
+                let root = self.build(state, self.levels, 0);
+                self.set_root(slot, root);
+            }
         }
-        debug_assert!(!self.set[s], "slot {slot} already holds a state");
-        for k in 0..self.per_state {
-            let words = k * self.width..((k + 1) * self.width).min(self.words);
-            let part = &state[words.clone()];
-            let shared = like.map(|l| self.table(l)[k]).filter(|&b| {
-                let old = self.block(b);
-                old[..part.len()] == *part
-            });
-            let b = match shared {
-                Some(b) => b,
-                None => self.alloc(part),
+    }
+
+    /// A new tree at `level` for the blocks of `state` from block `first` on.
+    fn build(&mut self, state: &[u64], level: u32, first: usize) -> u32 {
+        let n = self.new_node();
+        let span = FANOUT.pow(level - 1);
+        for c in 0..FANOUT {
+            let k = first + c * span;
+            let child = if k >= self.per_state {
+                NONE
+            } else if level == 1 {
+                let part = &state[k * self.width..((k + 1) * self.width).min(self.words)];
+                let b = self.alloc(part);
+                self.block_refs[b as usize] += 1;
+                b
+            } else {
+                let m = self.build(state, level - 1, k);
+                self.node_refs[m as usize] += 1;
+                m
             };
-            self.refs[b as usize] += 1;
-            self.tables[s * self.per_state + k] = b;
+            self.nodes[n as usize * FANOUT + c] = child;
         }
-        self.set[s] = true;
+        n
+    }
+
+    fn set_root(&mut self, slot: u32, root: u32) {
+        let s = slot as usize;
+        if self.roots.len() <= s {
+            let extra = s + 1 - self.roots.len();
+            grow(&mut self.roots, extra);
+            self.roots.resize(s + 1, NONE);
+        }
+        debug_assert_eq!(self.roots[s], NONE, "slot {slot} already holds a state");
+        self.node_refs[root as usize] += 1;
+        self.roots[s] = root;
     }
 
     /// Stores in `slot` (which must hold none) the state in slot `like` with the words of
-    /// `changes` set to their values (a word at most once; sorted here): the blocks no change
-    /// touches are shared without being read, so this costs the table and the changed blocks,
+    /// `changes` set to their values (a word at most once; sorted here): the subtrees no change
+    /// touches are shared without being read, so this costs the paths to the changed blocks,
     /// not the whole state.
     pub fn put_changes(&mut self, slot: u32, like: u32, changes: &mut [(u32, u64)]) {
         let (s, l) = (slot as usize, like as usize);
@@ -119,54 +204,98 @@ impl StateBlocks {
             }
             return;
         }
-        if self.set.len() <= s {
-            resize_to(&mut self.set, s + 1);
-            resize_to(&mut self.tables, (s + 1) * self.per_state);
-        }
-        debug_assert!(!self.set[s], "slot {slot} already holds a state");
-        debug_assert!(self.set[l], "slot {like} holds no state");
-        let ps = self.per_state;
-        self.tables.copy_within(l * ps..(l + 1) * ps, s * ps);
         changes.sort_unstable_by_key(|&(w, _)| w);
-        let mut rest = &changes[..];
+        let old = self.root(like);
+        let root = self.update(old, self.levels, changes).unwrap_or(old);
+        self.set_root(slot, root);
+    }
+
+    /// The node at `level` with the words of `changes` (sorted, all under it) set: `None` when
+    /// they change nothing, else a new node (no reference yet) sharing every child they leave
+    /// alone.
+    fn update(&mut self, n: u32, level: u32, changes: &[(u32, u64)]) -> Option<u32> {
+        let mut replaced = [NONE; FANOUT];
+        let mut any = false;
+        let mut rest = changes;
         while let Some(&(w, _)) = rest.first() {
-            let k = w as usize / self.width;
+            let c = Self::child_index(w as usize / self.width, level);
             let end = rest
                 .iter()
-                .position(|&(x, _)| x as usize / self.width != k)
+                .position(|&(x, _)| Self::child_index(x as usize / self.width, level) != c)
                 .unwrap_or(rest.len());
             let (group, after) = rest.split_at(end);
             rest = after;
-            let old = self.tables[s * ps + k];
-            let base = k * self.width;
-            if group
-                .iter()
-                .all(|&(w, v)| self.block(old)[w as usize - base] == v)
-            {
+            let child = self.nodes[n as usize * FANOUT + c];
+            let new = if level == 1 {
+                self.update_block(child, group)
+            } else {
+                self.update(child, level - 1, group)
+            };
+            if let Some(new) = new {
+                replaced[c] = new;
+                any = true;
+            }
+        }
+        if !any {
+            return None;
+        }
+        let m = self.new_node();
+        let (from, to) = (n as usize * FANOUT, m as usize * FANOUT);
+        self.nodes.copy_within(from..from + FANOUT, to);
+        for (c, &new) in replaced.iter().enumerate() {
+            if new != NONE {
+                self.nodes[to + c] = new;
+            }
+            let child = self.nodes[to + c];
+            if child == NONE {
                 continue;
             }
-            let b = self.alloc_copy(old);
-            let at = b as usize * self.width - base;
-            for &(w, v) in group {
-                self.data[at + w as usize] = v;
+            if level == 1 {
+                self.block_refs[child as usize] += 1;
+            } else {
+                self.node_refs[child as usize] += 1;
             }
-            self.tables[s * ps + k] = b;
         }
-        for k in 0..ps {
-            let b = self.tables[s * ps + k];
-            self.refs[b as usize] += 1;
+        Some(m)
+    }
+
+    /// Block `b` with the words of `changes` (sorted, all in it) set: `None` when they change
+    /// nothing, else a new block (no reference yet).
+    fn update_block(&mut self, b: u32, changes: &[(u32, u64)]) -> Option<u32> {
+        let base = changes[0].0 as usize / self.width * self.width;
+        let old = self.block(b);
+        if changes.iter().all(|&(w, v)| old[w as usize - base] == v) {
+            return None;
         }
-        self.set[s] = true;
+        let nb = self.alloc_copy(b);
+        let at = nb as usize * self.width;
+        for &(w, v) in changes {
+            self.data[at + w as usize - base] = v;
+        }
+        Some(nb)
+    }
+
+    /// A node with no reference yet (a freed one, or a new one at the end); its children are
+    /// the caller's to write.
+    fn new_node(&mut self) -> u32 {
+        self.free_nodes.pop().unwrap_or_else(|| {
+            let n = self.node_refs.len() as u32;
+            grow(&mut self.node_refs, 1);
+            grow(&mut self.nodes, FANOUT);
+            self.node_refs.push(0);
+            self.nodes.resize(self.nodes.len() + FANOUT, NONE);
+            n
+        })
     }
 
     /// A block with no reference yet (a freed one, or a new one at the end); its words are
     /// the caller's to write.
     fn new_block(&mut self) -> u32 {
-        self.free.pop().unwrap_or_else(|| {
-            let b = self.refs.len() as u32;
-            grow(&mut self.refs, 1);
+        self.free_blocks.pop().unwrap_or_else(|| {
+            let b = self.block_refs.len() as u32;
+            grow(&mut self.block_refs, 1);
             grow(&mut self.data, self.width);
-            self.refs.push(0);
+            self.block_refs.push(0);
             self.data.resize(self.data.len() + self.width, 0);
             b
         })
@@ -189,20 +318,80 @@ impl StateBlocks {
         b
     }
 
-    /// Empties `slot`, freeing the blocks no other state names.
+    /// Empties `slot`, freeing the nodes and blocks no other state names.
     pub fn take(&mut self, slot: u32) {
         let s = slot as usize;
-        if self.whole || !self.set.get(s).copied().unwrap_or(false) {
+        if self.whole {
             return;
         }
-        for k in 0..self.per_state {
-            let b = self.tables[s * self.per_state + k];
-            self.refs[b as usize] -= 1;
-            if self.refs[b as usize] == 0 {
-                self.free.push(b);
+        let Some(&root) = self.roots.get(s).filter(|&&r| r != NONE) else {
+            return;
+        };
+        self.roots[s] = NONE;
+        self.release(root, self.levels);
+    }
+
+    /// Drops one reference to node `n` at `level`, and frees it with what only it named.
+    fn release(&mut self, n: u32, level: u32) {
+        self.node_refs[n as usize] -= 1;
+        if self.node_refs[n as usize] != 0 {
+            return;
+        }
+        self.free_nodes.push(n);
+        for c in 0..FANOUT {
+            let child = self.nodes[n as usize * FANOUT + c];
+            if child == NONE {
+                continue;
+            }
+            if level == 1 {
+                self.block_refs[child as usize] -= 1;
+                if self.block_refs[child as usize] == 0 {
+                    self.free_blocks.push(child);
+                }
+            } else {
+                self.release(child, level - 1);
             }
         }
-        self.set[s] = false;
+    }
+
+    /// Calls `f(k, block)` on the blocks `k` in `blocks` of the state in `slot`, in order,
+    /// while it returns true; whether it always did.
+    fn visit(
+        &self,
+        slot: u32,
+        blocks: Range<usize>,
+        f: &mut impl FnMut(usize, &[u64]) -> bool,
+    ) -> bool {
+        blocks.is_empty() || self.visit_node(self.root(slot), self.levels, 0, &blocks, f)
+    }
+
+    fn visit_node(
+        &self,
+        n: u32,
+        level: u32,
+        first: usize,
+        blocks: &Range<usize>,
+        f: &mut impl FnMut(usize, &[u64]) -> bool,
+    ) -> bool {
+        let span = FANOUT.pow(level - 1);
+        for (c, &child) in self.node(n).iter().enumerate() {
+            let k = first + c * span;
+            if k >= blocks.end || child == NONE {
+                break;
+            }
+            if k + span <= blocks.start {
+                continue;
+            }
+            let go_on = if level == 1 {
+                f(k, self.block(child))
+            } else {
+                self.visit_node(child, level - 1, k, blocks, f)
+            };
+            if !go_on {
+                return false;
+            }
+        }
+        true
     }
 
     /// The state in `slot`, in place, when it is a single block.
@@ -218,7 +407,7 @@ impl StateBlocks {
         if self.whole {
             self.data[slot as usize * self.words + w]
         } else {
-            let b = self.table(slot)[w / self.width];
+            let b = self.block_of(slot, w / self.width);
             self.block(b)[w % self.width]
         }
     }
@@ -239,14 +428,14 @@ impl StateBlocks {
             out[range.clone()].copy_from_slice(&self.data[at + range.start..at + range.end]);
             return;
         }
-        let table = self.table(slot);
-        let (first, last) = (range.start / self.width, (range.end - 1) / self.width);
-        for (k, &b) in table.iter().enumerate().take(last + 1).skip(first) {
-            let words = (k * self.width).max(range.start)..((k + 1) * self.width).min(range.end);
-            let block = self.block(b);
-            let from = words.start - k * self.width..words.end - k * self.width;
+        let width = self.width;
+        let blocks = range.start / width..(range.end - 1) / width + 1;
+        self.visit(slot, blocks, &mut |k, block| {
+            let words = (k * width).max(range.start)..((k + 1) * width).min(range.end);
+            let from = words.start - k * width..words.end - k * width;
             out[words].copy_from_slice(&block[from]);
-        }
+            true
+        });
     }
 
     /// Whether the state in `slot` is `state`, read block by block.
@@ -255,19 +444,24 @@ impl StateBlocks {
             let at = slot as usize * self.words;
             return self.data[at..at + self.words] == *state;
         }
-        self.table(slot).iter().enumerate().all(|(k, &b)| {
-            let part = &state[k * self.width..((k + 1) * self.width).min(self.words)];
-            self.block(b)[..part.len()] == *part
+        let (width, words) = (self.width, self.words);
+        self.visit(slot, 0..self.per_state, &mut |k, block| {
+            let part = &state[k * width..((k + 1) * width).min(words)];
+            block[..part.len()] == *part
         })
     }
 
     /// Bytes held (allocated capacity).
     pub fn bytes(&self) -> u64 {
         (self.data.capacity() * 8
-            + self.refs.capacity() * 4
-            + self.free.capacity() * 4
-            + self.tables.capacity() * 4
-            + self.set.capacity()) as u64
+            + (self.block_refs.capacity()
+                + self.free_blocks.capacity()
+                + self.nodes.capacity()
+                + self.node_refs.capacity()
+                + self.free_nodes.capacity()
+                + self.roots.capacity())
+                * 4
+            + self.diff.capacity() * 16) as u64
     }
 }
 
@@ -388,11 +582,37 @@ fn resize_to<T: Clone + Default>(v: &mut Vec<T>, len: usize) {
 mod tests {
     use super::*;
 
+    /// A chain of states, each one word apart from the one before, costs the paths to the
+    /// changed blocks, not a table as wide as the state: a million words (62 500 blocks) cost
+    /// well under a kilobyte per state.
+    #[test]
+    fn a_state_one_word_apart_costs_a_path() {
+        let words = 1_000_000;
+        let mut blocks = StateBlocks::new(words);
+        let mut state = vec![7u64; words];
+        blocks.put(0, &state, None);
+        let start = blocks.bytes();
+        let n = 2_000u32;
+        for i in 1..=n {
+            let w = (i as usize * 7919) % words;
+            state[w] = u64::from(i);
+            blocks.put_changes(i, i - 1, &mut [(w as u32, u64::from(i))]);
+        }
+        let per_state = (blocks.bytes() - start) / u64::from(n);
+        assert!(per_state < 1024, "{per_state} bytes per state");
+        let mut back = vec![0; words];
+        blocks.read(n, &mut back);
+        assert_eq!(back, state);
+        assert_eq!(blocks.word(1, 7919), 1);
+        assert_eq!(blocks.word(0, 7919), 7);
+    }
+
     /// Random states derived from one another, put, read, taken and put again, against
     /// plain copies.
     #[test]
     fn blocks_keep_every_state_apart() {
-        for words in [1, 3, 16, 17, 40] {
+        // One block, one level of nodes, and three (more than FANOUT² blocks).
+        for words in [1, 3, 16, 17, 40, 300, 4200] {
             let mut blocks = StateBlocks::new(words);
             let mut plain: Vec<Option<Vec<u64>>> = Vec::new();
             let mut seed = 0x2545_F491_4F6C_DD1Du64 ^ words as u64;
@@ -422,7 +642,7 @@ mod tests {
                     None => vec![round as u64; words],
                 };
                 let mut changes: Vec<(u32, u64)> = Vec::new();
-                for _ in 0..next() % 3 {
+                for _ in 0..next() % 5 {
                     let w = (next() % words as u64) as usize;
                     state[w] = next();
                     changes.retain(|&(x, _)| x != w as u32);
@@ -495,8 +715,10 @@ mod tests {
             for s in 0..plain.len() as u32 {
                 blocks.take(s);
             }
-            assert!(blocks.whole || blocks.refs.iter().all(|&r| r == 0));
-            assert_eq!(blocks.free.len(), blocks.refs.len());
+            assert!(blocks.whole || blocks.block_refs.iter().all(|&r| r == 0));
+            assert!(blocks.node_refs.iter().all(|&r| r == 0));
+            assert_eq!(blocks.free_blocks.len(), blocks.block_refs.len());
+            assert_eq!(blocks.free_nodes.len(), blocks.node_refs.len());
         }
     }
 }
