@@ -2353,13 +2353,13 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         if rows.len() == 0 {
                             continue;
                         }
-                        reads += rows.len() as u64;
                         filter.clear();
                         filter.extend(shared_past(slot_map.of(lc), s, d_parent).map(|j| {
                             let want = d_parent[slot_map.of(lc)[j] as usize];
                             (want, group.column(j).expect("indexed for this scan"))
                         }));
-                        for row in rows {
+                        let mut test = |row: &[u32]| {
+                            reads += 1;
                             let p = row[0];
                             let c = all[p as usize];
                             if filter.iter().all(|&(want, at)| row[at] == want) && compatible(c) {
@@ -2368,6 +2368,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                             } else {
                                 debug_assert!(!in_conflict(c, lc));
                             }
+                        };
+                        // Most siblings have another parent on the first slot compared: they
+                        // are passed over through the group's index where it has one.
+                        match filter.first() {
+                            Some(&(want, at)) => group.for_rows_with(from, at, want, &mut test),
+                            None => rows.for_each(test),
                         }
                     }
                     found.sort_unstable();

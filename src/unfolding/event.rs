@@ -170,14 +170,35 @@ pub struct ChildGroup {
     /// they are for, then one row of `1 + k` words per child, in the order of the positions:
     /// its position, then its parents' nodes on those slots.
     data: Vec<u32>,
+    /// In large groups, the rows sorted by one column: a scan for the siblings with one
+    /// parent there reads those alone instead of every row (most differ).
+    index: Option<Box<ColumnIndex>>,
 }
+
+/// The rows of a [`ChildGroup`] sorted by the value of one of its columns.
+#[derive(Clone, Debug)]
+struct ColumnIndex {
+    /// The column's slot index (its key in the group).
+    j: u32,
+    /// `(value, row number)` for the rows before `upto`, sorted.
+    sorted: Vec<(u32, u32)>,
+    /// Rows from `upto` on were added since the sort, and are read one by one.
+    upto: u32,
+}
+
+/// Children a group must have before a scan indexes it by a column.
+const INDEX_AT: usize = 64;
 
 impl ChildGroup {
     fn new(label: Transition) -> Self {
         // Room for the header and a first child's row, which comes at once.
         let mut data = Vec::with_capacity(4);
         data.push(0);
-        ChildGroup { label, data }
+        ChildGroup {
+            label,
+            data,
+            index: None,
+        }
     }
 
     /// The children's label.
@@ -256,8 +277,91 @@ impl ChildGroup {
         self.data = data;
     }
 
+    /// Sorts the rows by the column of the label's `j`-th slot (which must exist), unless
+    /// they are sorted by it already but for fewer new rows than a quarter of the sorted ones
+    /// (each row is then sorted O(1) times, amortised).
+    fn index_by(&mut self, j: usize) {
+        let len = self.len() as u32;
+        if let Some(index) = &self.index
+            && index.j == j as u32
+            && len - index.upto <= (index.upto / 4).max(INDEX_AT as u32)
+        {
+            return;
+        }
+        let at = self.column(j).expect("the column exists");
+        let stride = self.stride();
+        let mut sorted = self.index.take().map(|i| i.sorted).unwrap_or_default();
+        sorted.clear();
+        sorted.extend(
+            self.table()
+                .chunks_exact(stride)
+                .enumerate()
+                .map(|(r, row)| (row[at], r as u32)),
+        );
+        sorted.sort_unstable();
+        self.index = Some(Box::new(ColumnIndex {
+            j: j as u32,
+            sorted,
+            upto: len,
+        }));
+    }
+
+    /// Calls `f` on the rows of [`rows_from`](Self::rows_from) whose column `at` holds
+    /// `want` (other rows may be passed too: `f` must test them), in no set order: through
+    /// the index when the group is sorted by that column.
+    pub fn for_rows_with(&self, from: u32, at: usize, want: u32, f: impl FnMut(&[u32])) {
+        #[cfg(debug_assertions)]
+        self.check_rows_with(from, at, want);
+        self.for_rows_with_unchecked(from, at, want, f)
+    }
+
+    /// Debug builds: the index passes the rows a plain scan would keep.
+    #[cfg(debug_assertions)]
+    fn check_rows_with(&self, from: u32, at: usize, want: u32) {
+        let mut via_index = Vec::new();
+        self.for_rows_with_unchecked(from, at, want, |row| {
+            if row[at] == want {
+                via_index.push(row[0]);
+            }
+        });
+        via_index.sort_unstable();
+        let scanned: Vec<u32> = self
+            .rows_from(from)
+            .filter(|row| row[at] == want)
+            .map(|row| row[0])
+            .collect();
+        assert_eq!(via_index, scanned, "rows with {want} in column {at}");
+    }
+
+    fn for_rows_with_unchecked(&self, from: u32, at: usize, want: u32, mut f: impl FnMut(&[u32])) {
+        let rows = self.rows_from(from);
+        let (table, stride) = (self.table(), self.stride());
+        let first = self.len() - rows.len();
+        match &self.index {
+            Some(index) if self.column(index.j as usize) == Some(at) => {
+                let upto = index.upto as usize;
+                if first < upto {
+                    let start = index.sorted.partition_point(|&x| x < (want, first as u32));
+                    for &(value, r) in &index.sorted[start..] {
+                        if value != want {
+                            break;
+                        }
+                        f(&table[r as usize * stride..(r as usize + 1) * stride]);
+                    }
+                }
+                let tail = &table[upto.max(first) * stride..];
+                tail.chunks_exact(stride)
+                    .filter(|row| row[at] == want)
+                    .for_each(f);
+            }
+            _ => rows.filter(|row| row[at] == want).for_each(f),
+        }
+    }
+
     /// Takes the child at position `at` out, and moves the positions after it down by one.
     fn remove_position(&mut self, at: u32) {
+        // Row numbers change: the index is rebuilt by the next scan that wants it.
+        self.index = None;
         let (stride, head) = (self.stride(), 1 + self.data[0] as usize);
         let mut kept = head;
         for r in (head..self.data.len()).step_by(stride) {
@@ -276,6 +380,10 @@ impl ChildGroup {
 
     fn bytes(&self) -> usize {
         32 + 8 * self.data.len()
+            + self
+                .index
+                .as_ref()
+                .map_or(0, |index| 48 + 16 * index.sorted.len())
     }
 }
 
@@ -968,7 +1076,8 @@ impl EventStore {
     /// Groups the children of the node `node` by label, where it keeps them in arrays: for
     /// [`labeled_children_of_node_after`](Self::labeled_children_of_node_after). Then, for
     /// each label with children at positions `from` and after, fills its group's columns (see
-    /// [`ChildGroup::column`]) for the slot indexes `wanted(its slots, list)` lists.
+    /// [`ChildGroup::column`]) for the slot indexes `wanted(its slots, list)` lists, and sorts
+    /// a large group's rows by the first of them (see [`ChildGroup::for_rows_with`]).
     pub fn index_children(
         &mut self,
         node: usize,
@@ -992,14 +1101,21 @@ impl EventStore {
                 }
                 self.columns_wanted.clear();
                 wanted(self.slots.of(group.label), &mut self.columns_wanted);
+                let before = group.bytes();
                 for &j in &self.columns_wanted {
                     if group.column(j).is_none() {
-                        let before = group.bytes();
                         let all = &array.all;
                         group.add_column(j, |p, j| parent(all[p as usize], j));
-                        bytes += group.bytes() - before;
                     }
                 }
+                // A scan reads the rows with `wanted`'s first parent through the index.
+                if let Some(&j) = self.columns_wanted.first()
+                    && group.len() >= INDEX_AT
+                {
+                    group.index_by(j);
+                }
+                bytes += group.bytes();
+                bytes -= before;
             }
         }
         self.wide_bytes += bytes;
@@ -1772,5 +1888,66 @@ impl EventStore {
             + self.table.capacity() * 9
             + self.stamp.capacity() * 4
             + free) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A group's index passes the same rows as a plain scan, for every start and value,
+    /// while rows are added after the sort, a column is added, and rows are removed.
+    #[test]
+    fn indexed_rows_match_a_scan() {
+        let mut group = ChildGroup::new(0);
+        // Children with parents 0..7 on the label's slot 1 and 0..3 on slot 0.
+        let parent = |p: u32, j: usize| if j == 1 { p * 5 % 7 } else { p % 3 };
+        for p in 0..200 {
+            group.push(p, |j| parent(p, j));
+        }
+        group.add_column(1, parent);
+        let check = |group: &ChildGroup, at: usize| {
+            for from in [0, 1, 63, 64, 150, 199, 250, 300] {
+                for want in 0..8 {
+                    let mut seen = Vec::new();
+                    group.for_rows_with_unchecked(from, at, want, |row| {
+                        if row[at] == want {
+                            seen.push(row[0]);
+                        }
+                    });
+                    seen.sort_unstable();
+                    let scanned: Vec<u32> = group
+                        .rows_from(from)
+                        .filter(|row| row[at] == want)
+                        .map(|row| row[0])
+                        .collect();
+                    assert_eq!(seen, scanned, "from {from}, value {want}");
+                }
+            }
+        };
+        group.index_by(1);
+        assert!(group.index.is_some());
+        let at = group.column(1).unwrap();
+        check(&group, at);
+        // Rows added after the sort are read from the tail.
+        for p in 200..240 {
+            group.push(p, |j| parent(p, j));
+        }
+        group.index_by(1);
+        assert_eq!(
+            group.index.as_ref().unwrap().upto,
+            200,
+            "few new rows: no new sort"
+        );
+        check(&group, at);
+        // A second column moves no row number; the first stays indexed.
+        group.add_column(0, parent);
+        check(&group, group.column(1).unwrap());
+        check(&group, group.column(0).unwrap());
+        // Removing a row renumbers the rows after it: the index is dropped, then rebuilt.
+        group.remove_position(17);
+        assert!(group.index.is_none());
+        group.index_by(1);
+        check(&group, group.column(1).unwrap());
     }
 }
