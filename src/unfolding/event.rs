@@ -307,30 +307,28 @@ impl ChildGroup {
     }
 
     /// Calls `f` on the rows of [`rows_from`](Self::rows_from) whose column `at` holds
-    /// `want` (other rows may be passed too: `f` must test them), in no set order: through
-    /// the index when the group is sorted by that column.
+    /// `want`, in no set order: through the index when the group is sorted by that column.
     pub fn for_rows_with(&self, from: u32, at: usize, want: u32, f: impl FnMut(&[u32])) {
         #[cfg(debug_assertions)]
         self.check_rows_with(from, at, want);
         self.for_rows_with_unchecked(from, at, want, f)
     }
 
-    /// Debug builds: the index passes the rows a plain scan would keep.
-    #[cfg(debug_assertions)]
+    /// Debug builds and tests: the index passes exactly the rows a plain scan keeps.
+    #[cfg(any(debug_assertions, test))]
     fn check_rows_with(&self, from: u32, at: usize, want: u32) {
         let mut via_index = Vec::new();
-        self.for_rows_with_unchecked(from, at, want, |row| {
-            if row[at] == want {
-                via_index.push(row[0]);
-            }
-        });
+        self.for_rows_with_unchecked(from, at, want, |row| via_index.push(row[0]));
         via_index.sort_unstable();
         let scanned: Vec<u32> = self
             .rows_from(from)
             .filter(|row| row[at] == want)
             .map(|row| row[0])
             .collect();
-        assert_eq!(via_index, scanned, "rows with {want} in column {at}");
+        assert_eq!(
+            via_index, scanned,
+            "rows from {from} with {want} in column {at}"
+        );
     }
 
     fn for_rows_with_unchecked(&self, from: u32, at: usize, want: u32, mut f: impl FnMut(&[u32])) {
@@ -1909,19 +1907,7 @@ mod tests {
         let check = |group: &ChildGroup, at: usize| {
             for from in [0, 1, 63, 64, 150, 199, 250, 300] {
                 for want in 0..8 {
-                    let mut seen = Vec::new();
-                    group.for_rows_with_unchecked(from, at, want, |row| {
-                        if row[at] == want {
-                            seen.push(row[0]);
-                        }
-                    });
-                    seen.sort_unstable();
-                    let scanned: Vec<u32> = group
-                        .rows_from(from)
-                        .filter(|row| row[at] == want)
-                        .map(|row| row[0])
-                        .collect();
-                    assert_eq!(seen, scanned, "from {from}, value {want}");
+                    group.check_rows_with(from, at, want);
                 }
             }
         };
