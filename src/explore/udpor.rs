@@ -60,7 +60,7 @@ use crate::unfolding::event::{
     BOTTOM, ChildCursor, ConeEntry, EventId, EventStore, HistoryStates, LabeledChildren,
 };
 use crate::unfolding::log::{EventLog, LogId};
-use crate::unfolding::order::{ConfigKey, KeyRoom, Order};
+use crate::unfolding::order::{DiffRoom, Order, cmp_logged_equal_size};
 use crate::unfolding::rows::Rows;
 use crate::unfolding::slots::Slot;
 use crate::unfolding::states::{BLOCK, StateSet, state_hash, word_hash};
@@ -335,13 +335,10 @@ struct Explorer<'s, S: System + ?Sized> {
     /// Which events are cutoffs (by id).
     cutoff: Vec<bool>,
     /// The least local configuration (in the adequate order) reaching each state seen.
-    /// Per state: the size of that configuration, its event (log id) and, once two
-    /// configurations of that size met there, its full key (most states never need one).
+    /// Per state: the size of that configuration and its event (log id).
     least: FxHashMap<Vec<u64>, LeastEntry>,
-    /// The key of an event tied on size with its state's reference, and the room to build
-    /// keys in (see `classify`).
-    tie_key: ConfigKey,
-    key_room: KeyRoom,
+    /// Room for comparing two configurations of one size (see `classify`).
+    diff_room: DiffRoom,
     /// For each cutoff, the event it was cut against (⊥ for the initial state), by log id.
     corresponding: FxHashMap<LogId, LogId>,
     /// Events of the first deadlocking configurations (for pictures), by log id.
@@ -634,7 +631,6 @@ impl EnList {
 struct LeastEntry {
     size: u32,
     event: LogId,
-    key: Option<Box<ConfigKey>>,
 }
 
 /// The events in immediate conflict with one event that are not cutoffs (they are all among
@@ -822,8 +818,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             spare_en: Vec::new(),
             cutoff: vec![false],
             least: FxHashMap::default(),
-            tie_key: ConfigKey::default(),
-            key_room: KeyRoom::default(),
+            diff_room: DiffRoom::default(),
             corresponding: FxHashMap::default(),
             deadlock_events: FxHashSet::default(),
             log: EventLog::new(),
@@ -1005,14 +1000,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     ) -> Result<(), Overflow> {
         if self.opts.cutoffs.is_some() {
             self.least_bytes += (self.words * 8 + 64) as u64;
-            self.least.insert(
-                self.initial.clone(),
-                LeastEntry {
-                    size: 0,
-                    event: 0,
-                    key: None,
-                },
-            );
+            self.least
+                .insert(self.initial.clone(), LeastEntry { size: 0, event: 0 });
         }
         if self.opts.record_states {
             self.stats.visited_states = Some(FxHashSet::default());
@@ -1832,7 +1821,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             + (self.icf_memo.capacity() * 8) as u64
             + ((self.conflicts_prefix.capacity() + self.compatible_prefix.capacity())
                 * std::mem::size_of::<(u32, u64)>()) as u64
-            + self.key_room.bytes()
+            + self.diff_room.bytes()
     }
 
     /// The events `Remove` must keep in `U` now, as flags by store id: `C`, `D`, the events in
@@ -2004,52 +1993,24 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     }
                 }
                 self.least_bytes += (self.words * 8 + 64) as u64;
-                self.least.insert(
-                    state.into_owned(),
-                    LeastEntry {
-                        size,
-                        event: lid,
-                        key: None,
-                    },
-                );
+                self.least
+                    .insert(state.into_owned(), LeastEntry { size, event: lid });
                 None
             }
             Some(best) if best.size < size => Some(best.event),
             Some(best) if best.size > size || order == Order::Size => {
                 if best.size > size {
-                    self.least_bytes -= best.key.as_ref().map_or(0, |k| k.heap_bytes() + 64);
-                    *best = LeastEntry {
-                        size,
-                        event: lid,
-                        key: None,
-                    };
+                    *best = LeastEntry { size, event: lid };
                 }
                 None
             }
             Some(best) => {
-                // A tie on size: the full keys decide (the reference's rebuilt from the log,
-                // once, then kept). `e`'s key is built in reusable room, and copied only if
-                // `e` becomes the reference.
-                let key = &mut self.tie_key;
-                key.set_to_event(&self.store, e, order, &mut self.key_room);
-                if best.key.is_none() {
-                    let mut k = ConfigKey::default();
-                    k.set_to_logged(&self.log, best.event, order, &mut self.key_room);
-                    self.least_bytes += k.heap_bytes() + 64;
-                    best.key = Some(Box::new(k));
-                }
-                let best_key = best.key.as_deref().expect("just computed");
-                match best_key.cmp_in(key, order) {
+                // A tie on size: the configurations' differences decide.
+                match cmp_logged_equal_size(&self.log, best.event, lid, order, &mut self.diff_room)
+                {
                     std::cmp::Ordering::Less => Some(best.event),
                     std::cmp::Ordering::Greater => {
-                        let key = key.clone();
-                        self.least_bytes -= best_key.heap_bytes();
-                        self.least_bytes += key.heap_bytes();
-                        *best = LeastEntry {
-                            size,
-                            event: lid,
-                            key: Some(Box::new(key)),
-                        };
+                        best.event = lid;
                         None
                     }
                     std::cmp::Ordering::Equal => None,

@@ -7,12 +7,15 @@
 //!   each level compared the same way by its Parikh vector. Total on the configurations of
 //!   the unfoldings of safe nets.
 //!
-//! A key is computed only as far as a comparison needs it: most comparisons are decided by
-//! size alone.
+//! Most comparisons are decided by size alone. Two logged configurations of one size are
+//! compared by what they do not share ([`cmp_logged_equal_size`]): the events both hold count
+//! alike in every vector, and a walk down from the two events by Foata level stops once what
+//! is left to walk is shared. Configurations that reach one state by different interleavings
+//! mostly part near their tops, so the walk reads a few levels, not the whole configurations.
 
 use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
-use super::event::{BOTTOM, EventId, EventStore};
 use super::log::{EventLog, LogId};
 use crate::system::Transition;
 
@@ -28,71 +31,6 @@ pub enum Order {
 
 /// A Parikh vector: (transition, count) pairs sorted by transition.
 type Parikh = [(Transition, u32)];
-
-/// The comparison key of a local configuration, complete enough to outlive its event.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ConfigKey {
-    /// `|[e]|`.
-    pub size: u32,
-    /// The Parikh vector (only for [`Order::Erv`]).
-    parikh: Vec<(Transition, u32)>,
-    /// The Parikh vectors of the Foata levels, first level first, one after the other (only
-    /// for [`Order::Erv`]): one allocation for all levels.
-    foata: Vec<(Transition, u32)>,
-    /// Where each level's vector ends in `foata`.
-    level_ends: Vec<u32>,
-}
-
-/// Reusable room for building keys: a tie on size, which needs a key, then allocates nothing
-/// once the buffers have grown to the largest configuration seen.
-#[derive(Debug, Default)]
-pub struct KeyRoom {
-    /// By store id, the walk that last reached the event.
-    stamp: Vec<u32>,
-    epoch: u32,
-    /// By log id, the walk that last reached the logged event.
-    log_stamp: Vec<u32>,
-    log_epoch: u32,
-    stack: Vec<u32>,
-    /// (Foata level, label) of each event of the configuration.
-    pairs: Vec<(u32, Transition)>,
-    /// By transition, its occurrences in the configuration (zero between keys).
-    count: Vec<u32>,
-    /// The transitions that occur, in the order first met.
-    labels: Vec<Transition>,
-    /// By Foata level, where its labels start in `by_level`.
-    level_start: Vec<u32>,
-    /// The labels grouped by level.
-    by_level: Vec<Transition>,
-}
-
-impl KeyRoom {
-    /// Bytes held (allocated capacity): the stamps grow with the store and the log.
-    pub fn bytes(&self) -> u64 {
-        ((self.stamp.capacity()
-            + self.log_stamp.capacity()
-            + self.stack.capacity()
-            + self.count.capacity()
-            + self.labels.capacity()
-            + self.level_start.capacity()
-            + self.by_level.capacity())
-            * 4
-            + self.pairs.capacity() * 8) as u64
-    }
-}
-
-/// Starts a new walk over ids below `bound` with stamps: returns the walk's stamp.
-fn next_epoch(stamp: &mut Vec<u32>, epoch: &mut u32, bound: usize) -> u32 {
-    if stamp.len() < bound {
-        stamp.resize(bound, 0);
-    }
-    *epoch = epoch.wrapping_add(1);
-    if *epoch == 0 {
-        stamp.fill(0);
-        *epoch = 1;
-    }
-    *epoch
-}
 
 /// Appends to `out` the Parikh vector of the sorted `labels`.
 fn push_parikh(out: &mut Vec<(Transition, u32)>, labels: impl Iterator<Item = Transition>) {
@@ -131,173 +69,146 @@ fn cmp_parikh(a: &Parikh, b: &Parikh) -> Ordering {
     }
 }
 
-impl ConfigKey {
-    /// Makes this the key of `[e]` (⊥: the empty configuration), reusing this key's buffers
-    /// and `room`'s.
-    pub fn set_to_event(
-        &mut self,
-        store: &EventStore,
-        e: EventId,
-        order: Order,
-        room: &mut KeyRoom,
-    ) {
-        self.size = if e == BOTTOM { 0 } else { store.size(e) };
-        room.pairs.clear();
-        if e != BOTTOM && order == Order::Erv {
-            // [e] by a walk over the predecessors, each event reached once.
-            let epoch = next_epoch(&mut room.stamp, &mut room.epoch, store.id_bound());
-            room.stack.clear();
-            room.stack.push(e);
-            while let Some(x) = room.stack.pop() {
-                if x == BOTTOM || room.stamp[x as usize] == epoch {
-                    continue;
-                }
-                room.stamp[x as usize] = epoch;
-                room.pairs.push((store.level(x), store.label(x)));
-                room.stack.extend_from_slice(store.preds(x));
-            }
-        }
-        self.fill(order, room);
-    }
+/// Reusable room for [`cmp_logged_equal_size`].
+#[derive(Debug, Default)]
+pub struct DiffRoom {
+    /// By log id, the walk that last reached the event, and from which sides (`SIDE_A`,
+    /// `SIDE_B` or both).
+    stamp: Vec<(u32, u8)>,
+    epoch: u32,
+    /// Events reached and not yet walked, highest Foata level first.
+    heap: BinaryHeap<(u32, LogId)>,
+    /// (Foata level, label) of the events of each side's configuration that the other lacks.
+    only: [Vec<(u32, Transition)>; 2],
+    /// Scratch room for the Parikh vectors compared.
+    vectors: [Vec<(Transition, u32)>; 2],
+}
 
-    /// Makes this the key of the logged event `e`'s local configuration, rebuilt from the log
-    /// (the event may have left the store): what a cutoff table needs when two configurations
-    /// of one size reach one state, without keeping a key for every state. Reuses this key's
-    /// buffers and `room`'s.
-    pub fn set_to_logged(&mut self, log: &EventLog, e: LogId, order: Order, room: &mut KeyRoom) {
-        // [e] by a walk over the logged predecessors, each event reached once; the log keeps
-        // every event's Foata level.
-        let epoch = next_epoch(&mut room.log_stamp, &mut room.log_epoch, log.len());
-        room.pairs.clear();
-        room.stack.clear();
-        room.stack.push(e);
-        let mut size = 0;
-        while let Some(x) = room.stack.pop() {
-            if x == 0 || room.log_stamp[x as usize] == epoch {
+impl DiffRoom {
+    /// Bytes held (allocated capacity): the stamps grow with the log.
+    pub fn bytes(&self) -> u64 {
+        (self.stamp.capacity() * 8
+            + self.heap.capacity() * 8
+            + self.only.iter().map(Vec::capacity).sum::<usize>() * 8
+            + self.vectors.iter().map(Vec::capacity).sum::<usize>() * 8) as u64
+    }
+}
+
+const SIDE_A: u8 = 1;
+const SIDE_B: u8 = 2;
+const BOTH: u8 = SIDE_A | SIDE_B;
+
+/// Compares `[a]` and `[b]`, the local configurations of two logged events of one size, in
+/// `order`, at the cost of the events above the deepest one the two configurations do not
+/// share.
+///
+/// Every vector the order compares (the Parikh vector, and that of each Foata level) is a
+/// count of events by label, and an event both configurations hold counts alike on both sides
+/// (its Foata level is its own, whichever configuration holds it); so the comparison of the
+/// vectors is that of the vectors of `[a] \ [b]` against `[b] \ [a]`. Those are found by a walk
+/// down from `a` and `b` by Foata level: an event's successors all lie on higher levels, so
+/// when it is taken from the heap every event of either configuration above it has been
+/// walked, and the sides that reached it are known for good; the walk stops once every event
+/// waiting is held by both, since everything below is then shared.
+pub fn cmp_logged_equal_size(
+    log: &EventLog,
+    a: LogId,
+    b: LogId,
+    order: Order,
+    room: &mut DiffRoom,
+) -> Ordering {
+    if order == Order::Size || a == b {
+        return Ordering::Equal;
+    }
+    if room.stamp.len() < log.len() {
+        room.stamp.resize(log.len(), (0, 0));
+    }
+    room.epoch = room.epoch.wrapping_add(1);
+    if room.epoch == 0 {
+        room.stamp.fill((0, 0));
+        room.epoch = 1;
+    }
+    let epoch = room.epoch;
+    let DiffRoom {
+        stamp,
+        heap,
+        only,
+        vectors,
+        ..
+    } = room;
+    heap.clear();
+    only[0].clear();
+    only[1].clear();
+    // Events waiting that only one side has reached so far.
+    let mut one_sided = 0usize;
+    for (x, side) in [(a, SIDE_A), (b, SIDE_B)] {
+        stamp[x as usize] = (epoch, side);
+        heap.push((log.level(x), x));
+        one_sided += 1;
+    }
+    while one_sided > 0 {
+        let (level, x) = heap.pop().expect("a one-sided event is waiting");
+        let sides = stamp[x as usize].1;
+        if sides != BOTH {
+            one_sided -= 1;
+            only[usize::from(sides == SIDE_B)].push((level, log.label(x)));
+        }
+        for &p in log.preds(x) {
+            if p == 0 {
                 continue;
             }
-            room.log_stamp[x as usize] = epoch;
-            size += 1;
-            if order == Order::Erv {
-                room.pairs.push((log.level(x), log.label(x)));
+            let (at, had) = &mut stamp[p as usize];
+            if *at != epoch {
+                (*at, *had) = (epoch, sides);
+                heap.push((log.level(p), p));
+                one_sided += usize::from(sides != BOTH);
+            } else if *had != BOTH && (*had | sides) == BOTH {
+                *had = BOTH;
+                one_sided -= 1;
             }
-            room.stack.extend_from_slice(log.preds(x));
-        }
-        self.size = size;
-        self.fill(order, room);
-    }
-
-    /// Sets the Parikh vectors from the (Foata level, label) pairs of the configuration's
-    /// events in `room.pairs`, in any order (none for [`Order::Size`]). Both vectors are
-    /// counted rather than sorted: only the distinct labels, and each level's few labels, are
-    /// sorted.
-    fn fill(&mut self, order: Order, room: &mut KeyRoom) {
-        self.parikh.clear();
-        self.foata.clear();
-        self.level_ends.clear();
-        if order == Order::Size || room.pairs.is_empty() {
-            return;
-        }
-        let KeyRoom {
-            pairs,
-            count,
-            labels,
-            level_start,
-            by_level,
-            ..
-        } = room;
-        // The whole vector: occurrences counted by label, then the labels met sorted.
-        labels.clear();
-        for &(_, t) in pairs.iter() {
-            if count.len() <= t as usize {
-                count.resize(t as usize + 1, 0);
-            }
-            if count[t as usize] == 0 {
-                labels.push(t);
-            }
-            count[t as usize] += 1;
-        }
-        labels.sort_unstable();
-        self.parikh.reserve(labels.len());
-        for &t in labels.iter() {
-            self.parikh
-                .push((t, std::mem::take(&mut count[t as usize])));
-        }
-        // The levels' vectors: labels placed by level (levels run from 1 up), then each level
-        // sorted, which is short.
-        let levels = pairs.iter().map(|&(l, _)| l).max().unwrap_or(0) as usize;
-        level_start.clear();
-        level_start.resize(levels + 2, 0);
-        for &(l, _) in pairs.iter() {
-            level_start[l as usize + 1] += 1;
-        }
-        for l in 1..level_start.len() {
-            level_start[l] += level_start[l - 1];
-        }
-        by_level.clear();
-        by_level.resize(pairs.len(), 0);
-        for &(l, t) in pairs.iter() {
-            let at = &mut level_start[l as usize];
-            by_level[*at as usize] = t;
-            *at += 1;
-        }
-        // `level_start[l]` is now where level l ends.
-        self.foata.reserve(pairs.len());
-        self.level_ends.reserve(levels);
-        let mut from = 0;
-        for &end in &level_start[..=levels] {
-            let end = end as usize;
-            match &mut by_level[from..end] {
-                [] => continue,
-                // Most levels of a configuration hold an event or two.
-                &mut [t] => self.foata.push((t, 1)),
-                level => {
-                    level.sort_unstable();
-                    push_parikh(&mut self.foata, level.iter().copied());
-                }
-            }
-            self.level_ends.push(self.foata.len() as u32);
-            from = end;
         }
     }
-
-    /// The Parikh vector of Foata level `i` (from 0).
-    fn level(&self, i: usize) -> &Parikh {
-        let from = if i == 0 {
-            0
-        } else {
-            self.level_ends[i - 1] as usize
+    debug_assert_eq!(only[0].len(), only[1].len(), "configurations of one size");
+    // The Parikh vectors, then the levels' from the first up (a level only one side holds
+    // events on compares as an empty vector on the other).
+    let [va, vb] = vectors;
+    let parikh_of = |out: &mut Vec<(Transition, u32)>, pairs: &mut Vec<(u32, Transition)>| {
+        pairs.sort_unstable_by_key(|&(_, t)| t);
+        out.clear();
+        push_parikh(out, pairs.iter().map(|&(_, t)| t));
+    };
+    let [oa, ob] = only;
+    parikh_of(va, oa);
+    parikh_of(vb, ob);
+    let by_parikh = cmp_parikh(va, vb);
+    if by_parikh != Ordering::Equal {
+        return by_parikh;
+    }
+    oa.sort_unstable();
+    ob.sort_unstable();
+    let (mut i, mut j) = (0, 0);
+    while i < oa.len() || j < ob.len() {
+        let level = match (oa.get(i), ob.get(j)) {
+            (Some(&(la, _)), Some(&(lb, _))) => la.min(lb),
+            (Some(&(la, _)), None) => la,
+            (None, Some(&(lb, _))) => lb,
+            (None, None) => unreachable!(),
         };
-        &self.foata[from..self.level_ends[i] as usize]
-    }
-
-    /// Bytes the key holds on the heap (allocated capacity, with a word of allocator overhead
-    /// per block).
-    pub fn heap_bytes(&self) -> u64 {
-        let pair = std::mem::size_of::<(Transition, u32)>();
-        let block = |bytes: usize| if bytes == 0 { 0 } else { bytes + 16 };
-        (block(self.parikh.capacity() * pair)
-            + block(self.foata.capacity() * pair)
-            + block(self.level_ends.capacity() * 4)) as u64
-    }
-
-    /// Compares two keys in `order`.
-    pub fn cmp_in(&self, other: &ConfigKey, order: Order) -> Ordering {
-        let by_size = self.size.cmp(&other.size);
-        if order == Order::Size || by_size != Ordering::Equal {
-            return by_size;
+        let level_run = |v: &[(u32, Transition)], from: usize| {
+            from + v[from..].iter().take_while(|&&(l, _)| l == level).count()
+        };
+        let (ie, je) = (level_run(oa, i), level_run(ob, j));
+        va.clear();
+        push_parikh(va, oa[i..ie].iter().map(|&(_, t)| t));
+        vb.clear();
+        push_parikh(vb, ob[j..je].iter().map(|&(_, t)| t));
+        let c = cmp_parikh(va, vb);
+        if c != Ordering::Equal {
+            return c;
         }
-        cmp_parikh(&self.parikh, &other.parikh).then_with(|| {
-            let levels = self.level_ends.len().min(other.level_ends.len());
-            for i in 0..levels {
-                let c = cmp_parikh(self.level(i), other.level(i));
-                if c != Ordering::Equal {
-                    return c;
-                }
-            }
-            self.level_ends.len().cmp(&other.level_ends.len())
-        })
+        (i, j) = (ie, je);
     }
+    Ordering::Equal
 }
 
 #[cfg(test)]
@@ -313,53 +224,98 @@ mod tests {
         out
     }
 
-    /// The key of a configuration given by its events' (Foata level, label) pairs.
-    fn key(pairs: &[(u32, Transition)]) -> ConfigKey {
-        let mut k = ConfigKey {
-            size: pairs.len() as u32,
-            ..ConfigKey::default()
-        };
-        let mut room = KeyRoom {
-            pairs: pairs.to_vec(),
-            ..KeyRoom::default()
-        };
-        k.fill(Order::Erv, &mut room);
-        k
+    /// A configuration's key by the definition: its size, its Parikh vector, and the Parikh
+    /// vector of each Foata level from the first.
+    type Key = (usize, Vec<(Transition, u32)>, Vec<Vec<(Transition, u32)>>);
+
+    /// The key of `[e]`, from a plain walk of the whole configuration.
+    fn key(log: &EventLog, e: LogId) -> Key {
+        let mut past = std::collections::BTreeSet::new();
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            if x != 0 && past.insert(x) {
+                stack.extend_from_slice(log.preds(x));
+            }
+        }
+        let mut pairs: Vec<(u32, Transition)> =
+            past.iter().map(|&x| (log.level(x), log.label(x))).collect();
+        pairs.sort_unstable();
+        let levels = pairs
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|level| {
+                let mut v = Vec::new();
+                push_parikh(&mut v, level.iter().map(|&(_, t)| t));
+                v
+            })
+            .collect();
+        pairs.sort_unstable_by_key(|&(_, t)| t);
+        let mut parikh = Vec::new();
+        push_parikh(&mut parikh, pairs.iter().map(|&(_, t)| t));
+        (past.len(), parikh, levels)
     }
 
-    /// The key by the definition: pairs sorted by level then label for the levels' vectors,
-    /// by label for the whole vector.
-    fn key_by_sorting(pairs: &[(u32, Transition)]) -> ConfigKey {
-        let mut pairs = pairs.to_vec();
-        let mut k = ConfigKey {
-            size: pairs.len() as u32,
-            ..ConfigKey::default()
-        };
-        pairs.sort_unstable();
-        for run in pairs.chunk_by(|a, b| a.0 == b.0) {
-            push_parikh(&mut k.foata, run.iter().map(|&(_, t)| t));
-            k.level_ends.push(k.foata.len() as u32);
+    /// Two keys of one size compared in the ERV order by the definition: Parikh vectors, then
+    /// level by level (every level of a configuration up to its height holds an event).
+    fn cmp_keys(a: &Key, b: &Key) -> Ordering {
+        assert_eq!(a.0, b.0);
+        cmp_parikh(&a.1, &b.1).then_with(|| {
+            a.2.iter()
+                .zip(&b.2)
+                .map(|(x, y)| cmp_parikh(x, y))
+                .find(|c| c.is_ne())
+                .unwrap_or(a.2.len().cmp(&b.2.len()))
+        })
+    }
+
+    /// A log built from random choices: each event's label, and its predecessors among the
+    /// events before it (⊥ when it has none).
+    fn random_log(choices: &[(Transition, Vec<u32>)]) -> EventLog {
+        let mut log = EventLog::new();
+        for (label, picks) in choices {
+            let mut preds: Vec<LogId> = picks
+                .iter()
+                .map(|&p| p % log.len() as u32)
+                .filter(|&p| p != 0)
+                .collect();
+            preds.sort_unstable();
+            preds.dedup();
+            if preds.is_empty() {
+                preds.push(0);
+            }
+            let level = 1 + preds.iter().map(|&p| log.level(p)).max().unwrap_or(0);
+            log.append(*label, &preds, level);
         }
-        pairs.sort_unstable_by_key(|&(_, t)| t);
-        push_parikh(&mut k.parikh, pairs.iter().map(|&(_, t)| t));
-        k
+        log
     }
 
     proptest::proptest! {
-        /// Counting builds the keys that sorting does, and room reused from one key to the
-        /// next leaves nothing behind.
+        /// Comparing two configurations of one size by their differences decides what their
+        /// whole keys decide, for every pair of one size in a random log (few labels, so that
+        /// Parikh vectors often tie and the Foata levels decide), with the room reused.
         #[test]
-        fn counted_keys_are_sorted_keys(
-            configs in proptest::collection::vec(
-                proptest::collection::vec((1u32..12, 0u32..40), 0..60), 1..4)
+        fn differences_compare_as_whole_keys(
+            choices in proptest::collection::vec(
+                (0u32..3, proptest::collection::vec(0u32..1000, 0..3)), 1..40)
         ) {
-            let mut room = KeyRoom::default();
-            let mut k = ConfigKey::default();
-            for pairs in &configs {
-                room.pairs.clone_from(pairs);
-                k.size = pairs.len() as u32;
-                k.fill(Order::Erv, &mut room);
-                proptest::prop_assert_eq!(&k, &key_by_sorting(pairs));
+            let log = random_log(&choices);
+            let mut room = DiffRoom::default();
+            let keys: Vec<_> = (0..log.len() as LogId).map(|e| key(&log, e)).collect();
+            for a in 1..log.len() as LogId {
+                for b in 1..log.len() as LogId {
+                    let (ka, kb) = (&keys[a as usize], &keys[b as usize]);
+                    if ka.0 != kb.0 {
+                        continue;
+                    }
+                    proptest::prop_assert_eq!(
+                        cmp_logged_equal_size(&log, a, b, Order::Erv, &mut room),
+                        cmp_keys(ka, kb),
+                        "events {} and {}", a, b
+                    );
+                    proptest::prop_assert_eq!(
+                        cmp_logged_equal_size(&log, a, b, Order::Size, &mut room),
+                        Ordering::Equal
+                    );
+                }
             }
         }
     }
@@ -378,29 +334,33 @@ mod tests {
 
     #[test]
     fn foata_levels_decide_between_equal_parikh_vectors() {
-        // a and b concurrent, then c; against a, then b and c.
-        let wide_first = key(&[(1, 0), (1, 1), (2, 2)]);
-        let narrow_first = key(&[(2, 2), (1, 0), (2, 1)]);
-        assert_eq!(wide_first.parikh, narrow_first.parikh);
-        assert_eq!(wide_first.parikh, vec![(0, 1), (1, 1), (2, 1)]);
-        assert_eq!(wide_first.level(0), &[(0, 1), (1, 1)]);
-        assert_eq!(narrow_first.level(1), &[(1, 1), (2, 1)]);
-        // First level: {a} has no b where {a, b} has one, so it is smaller.
-        assert_eq!(narrow_first.cmp_in(&wide_first, Order::Erv), Ordering::Less);
+        let (a, b, c) = (0, 1, 2);
+        let mut log = EventLog::new();
+        // [3]: a and b concurrent, then c. [6]: a, then b, then c.
+        log.append(a, &[0], 1);
+        log.append(b, &[0], 1);
+        log.append(c, &[1, 2], 2);
+        log.append(a, &[0], 1);
+        log.append(b, &[4], 2);
+        log.append(c, &[5], 3);
+        // [7] = {a1, b7}, [8] = {a1, b7, c8}: a, then b, then c, sharing a with [3].
+        log.append(b, &[1], 2);
+        log.append(c, &[7], 3);
+        // [9] = {b2, c9}, against [7]: the Parikh vectors decide (no a in [9]).
+        log.append(c, &[2], 2);
+        let mut room = DiffRoom::default();
+        let mut cmp = |x, y| cmp_logged_equal_size(&log, x, y, Order::Erv, &mut room);
+        // One Parikh vector; at the first level {a} has no b where {a, b} has one.
+        assert_eq!(cmp(6, 3), Ordering::Less);
+        assert_eq!(cmp(3, 6), Ordering::Greater);
+        assert_eq!(cmp(3, 3), Ordering::Equal);
+        // The shared a counts on both sides: the first level still decides.
+        assert_eq!(cmp(8, 3), Ordering::Less);
+        assert_eq!(cmp(8, 6), Ordering::Equal);
+        assert_eq!(cmp(9, 7), Ordering::Less);
         assert_eq!(
-            wide_first.cmp_in(&narrow_first, Order::Erv),
-            Ordering::Greater
-        );
-        assert_eq!(wide_first.cmp_in(&wide_first, Order::Erv), Ordering::Equal);
-        // The size order sees no difference; a larger configuration is larger in both.
-        assert_eq!(
-            narrow_first.cmp_in(&wide_first, Order::Size),
+            cmp_logged_equal_size(&log, 6, 3, Order::Size, &mut room),
             Ordering::Equal
         );
-        let larger = key(&[(1, 0), (1, 1), (2, 2), (3, 0)]);
-        assert_eq!(wide_first.cmp_in(&larger, Order::Erv), Ordering::Less);
-        // The second levels decide: {b} has no c where {b, c} has one.
-        let deeper = key(&[(1, 0), (2, 1), (3, 2)]);
-        assert_eq!(deeper.cmp_in(&narrow_first, Order::Erv), Ordering::Less);
     }
 }
