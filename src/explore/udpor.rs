@@ -316,12 +316,15 @@ struct Explorer<'s, S: System + ?Sized> {
     /// `C` of length `k` carrying that push id at position `k - 1` (conflict is inherited by
     /// every configuration extending it); `(0, 0)` when unknown.
     conflicts_prefix: Vec<(u32, u64)>,
-    /// By event id: `(k, push id)` when the event was found in no conflict with the prefix of
-    /// `C` of length `k` carrying that push id at position `k - 1`; `(0, 0)` when unknown.
-    compatible_prefix: Vec<(u32, u64)>,
+    /// By event id: the number of pushes made when the event was last found in no conflict
+    /// with `C` (0 when unknown). Push ids grow along `C`, so the events of `C` pushed by then
+    /// are a prefix of it, which that `C` held too: they still leave `[e]` conflict-free.
+    compatible_since: Vec<u64>,
     /// The slot on which the last candidate found in conflict with `C` was (a hint only).
     c_parting: Option<Slot>,
     in_c: Vec<bool>,
+    /// By event id: its index in `C`, while `in_c` says it is there.
+    c_index: Vec<u32>,
     /// The cone of `C`: the last event on every slot.
     top: Vec<ConeEntry>,
     undo: Vec<(Slot, ConeEntry)>,
@@ -807,9 +810,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             push_ids: Vec::new(),
             pushes: 0,
             conflicts_prefix: Vec::new(),
-            compatible_prefix: Vec::new(),
+            compatible_since: Vec::new(),
             c_parting: None,
             in_c: vec![false],
+            c_index: Vec::new(),
             top,
             undo: Vec::new(),
             undo_marks: Vec::new(),
@@ -1317,6 +1321,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             }
         }
         self.touch(e);
+        extend_to(&mut self.c_index, e as usize + 1, 0);
+        self.c_index[e as usize] = self.c.len() as u32;
         self.c.push(e);
         self.pushes += 1;
         self.push_ids.push(self.pushes);
@@ -1774,8 +1780,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         if let Some(x) = self.conflicts_prefix.get_mut(i) {
             *x = (0, 0);
         }
-        if let Some(x) = self.compatible_prefix.get_mut(i) {
-            *x = (0, 0);
+        if let Some(x) = self.compatible_since.get_mut(i) {
+            *x = 0;
         }
         // Until the cache evicts an event, the store holds every event ever built: one it
         // did not hold is new to the log too.
@@ -1819,8 +1825,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             + self.deadlock_states.bytes()
             + self.icf_bytes
             + (self.icf_memo.capacity() * 8) as u64
-            + ((self.conflicts_prefix.capacity() + self.compatible_prefix.capacity())
-                * std::mem::size_of::<(u32, u64)>()) as u64
+            + (self.conflicts_prefix.capacity() * std::mem::size_of::<(u32, u64)>()
+                + self.compatible_since.capacity() * 8) as u64
             + self.diff_room.bytes()
     }
 
@@ -2386,9 +2392,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     const RECHECKED_EVENTS: usize = 8;
 
     /// Whether `[c]` conflicts with `C`. Failed alternatives test the same candidates again
-    /// and again as `C` grows: a conflict found with a prefix of `C` is remembered while that
-    /// prefix stays; so is the absence of one, after which only the slots of the events added
-    /// since can separate `[c]` from `C`.
+    /// and again as `C` grows and shrinks: a conflict found is remembered while the event of
+    /// `C` it was found with stays, and so is the absence of one, after which only the slots
+    /// of the events added since can separate `[c]` from `C`.
     fn conflicts_with_c(&mut self, c: EventId) -> bool {
         let i = c as usize;
         if let Some(&(k, id)) = self.conflicts_prefix.get(i)
@@ -2398,49 +2404,68 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             return true;
         }
         let n = self.c.len();
-        let conflict = match self.compatible_prefix.get(i) {
-            Some(&(k, id))
-                if k > 0
-                    && n - (k as usize).min(n) <= Self::RECHECKED_EVENTS
-                    && self.push_ids.get(k as usize - 1) == Some(&id) =>
-            {
-                let answer = self.c[k as usize..].iter().any(|&g| {
-                    self.store.event_slots(g).iter().any(|&s| {
+        let kept = match self.compatible_since.get(i) {
+            Some(&pushes) if pushes > 0 => self.push_ids.partition_point(|&id| id <= pushes),
+            _ => 0,
+        };
+        let parting = match kept {
+            k if k > 0 && n - k <= Self::RECHECKED_EVENTS => {
+                let answer = self.c[k..].iter().find_map(|&g| {
+                    self.store.event_slots(g).iter().copied().find(|&s| {
                         let x = self.store.cone_at(c, s);
                         let y = self.top[s as usize];
                         x.depth > 0 && x != y && !self.store.comparable_on(x, y)
                     })
                 });
-                debug_assert_eq!(answer, self.store.conflicts_with_cone(c, &self.top));
+                debug_assert_eq!(
+                    answer.is_some(),
+                    self.store.conflicts_with_cone(c, &self.top)
+                );
                 answer
             }
             // Candidates mostly conflict with C on the slot the last one did: tried first.
             _ => match self.c_parting {
-                Some(s) if self.store.conflicts_with_cone_on(c, &self.top, s) => {
-                    debug_assert!(self.store.conflicts_with_cone(c, &self.top));
-                    true
-                }
+                Some(s) if self.store.conflicts_with_cone_on(c, &self.top, s) => Some(s),
                 _ => {
                     let slot = self.store.conflict_slot_with_cone(c, &self.top);
                     if slot.is_some() {
                         self.c_parting = slot;
                     }
-                    slot.is_some()
+                    slot
                 }
             },
         };
         if n == 0 {
-            return conflict;
+            return parting.is_some();
         }
-        let prefix = (n as u32, self.push_ids[n - 1]);
-        let memo = if conflict {
-            &mut self.conflicts_prefix
+        match parting {
+            Some(s) => {
+                let at = self.conflict_witness(c, s);
+                extend_to(&mut self.conflicts_prefix, i + 1, (0, 0));
+                self.conflicts_prefix[i] = (at as u32 + 1, self.push_ids[at]);
+            }
+            None => {
+                extend_to(&mut self.compatible_since, i + 1, 0);
+                self.compatible_since[i] = self.pushes;
+            }
+        }
+        parting.is_some()
+    }
+
+    /// The index in `C` of an event of `C` in conflict with `[c]`, given a slot `s` on which
+    /// `[c]` and `C` part: on `s`, `[c]`'s last event `x` and `C`'s chain of events branch
+    /// apart, so the event of `C`'s chain at `x`'s depth (or `C`'s last one there, if `x` is
+    /// deeper) is not on `x`'s branch.
+    fn conflict_witness(&self, c: EventId, s: Slot) -> usize {
+        let x = self.store.cone_at(c, s);
+        let y = self.top[s as usize];
+        let w = if x.depth <= y.depth {
+            self.store.ancestor_on(y, x.depth)
         } else {
-            &mut self.compatible_prefix
+            y.event
         };
-        extend_to(memo, i + 1, (0, 0));
-        memo[i] = prefix;
-        conflict
+        debug_assert!(Self::is_in(&self.in_c, w) && self.store.conflict(c, w));
+        self.c_index[w as usize] as usize
     }
 
     /// Depth-first search for one pick per event of `D` (from index `from` on) not in

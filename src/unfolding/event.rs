@@ -1155,8 +1155,10 @@ impl EventStore {
         }
     }
 
-    /// The ancestor of `e` (on slot `s`) at depth `depth` (at most `e`'s depth).
-    fn ancestor_at(&self, b: ConeEntry, depth: u32) -> EventId {
+    /// The ancestor of the entry `b` on its slot at depth `depth` (at most `b`'s depth), by
+    /// skip pointers.
+    #[inline]
+    pub fn ancestor_on(&self, b: ConeEntry, depth: u32) -> EventId {
         let mut idx = b.node as usize;
         loop {
             let node = &self.nodes[idx];
@@ -1174,7 +1176,7 @@ impl EventStore {
     /// Whether `a` is an ancestor of (or equal to) `b` in the tree of slot `s`.
     #[inline]
     pub fn below_on(&self, a: ConeEntry, b: ConeEntry) -> bool {
-        a.depth <= b.depth && (a.event == b.event || self.ancestor_at(b, a.depth) == a.event)
+        a.depth <= b.depth && (a.event == b.event || self.ancestor_on(b, a.depth) == a.event)
     }
 
     /// Whether `a` and `b` are on one branch of slot `s`'s tree.
