@@ -329,12 +329,10 @@ struct Explorer<'s, S: System + ?Sized> {
     top: Vec<ConeEntry>,
     undo: Vec<(Slot, ConeEntry)>,
     undo_marks: Vec<usize>,
-    /// `en(C')` for every prefix `C'` of `C` (index = size), cutoffs left out.
-    en: Vec<EnList>,
+    /// `en(C')` for every prefix `C'` of `C` (level = size), cutoffs left out.
+    en: EnStack,
     /// The cutoff events that would extend each prefix.
-    en_cutoffs: Vec<EnList>,
-    /// Lists `pop` gave back, for `push` to reuse.
-    spare_en: Vec<EnList>,
+    en_cutoffs: EnStack,
     /// Which events are cutoffs (by id).
     cutoff: Vec<bool>,
     /// The least local configuration (in the adequate order) reaching each state seen.
@@ -601,32 +599,98 @@ impl Dependents {
 /// The key slot of a transition with no slot: its events are never disabled.
 const NO_SLOT: Slot = Slot::MAX;
 
-/// A list of enabled events, cut into runs of consecutive events with one key slot (the
-/// slot of their transition with the most members): an event added to `C` on that slot
-/// disables the whole run, which is then passed over at once.
+/// A list of enabled events for every prefix of `C`, level after level in shared vectors:
+/// levels are opened and closed in stack order, so a deep configuration costs no allocation
+/// per level. Each level is cut into runs of consecutive events with one key slot (the slot of
+/// their transition with the most members): an event added to `C` on that slot disables the
+/// whole run, which is then passed over at once.
 #[derive(Default)]
-struct EnList {
+struct EnStack {
     events: Vec<EventId>,
-    /// (end in `events`, key slot), run after run.
+    /// (end in its level's events, key slot), run after run, level after level.
     runs: Vec<(u32, Slot)>,
+    /// Per level: where its events and its runs start.
+    starts: Vec<(u32, u32)>,
 }
 
-impl EnList {
+impl EnStack {
+    /// Opens an empty level on top.
+    fn open(&mut self) {
+        self.starts
+            .push((self.events.len() as u32, self.runs.len() as u32));
+    }
+
+    /// Closes the top level.
+    fn close(&mut self) {
+        let (events, runs) = self.starts.pop().expect("a level is open");
+        self.events.truncate(events as usize);
+        self.runs.truncate(runs as usize);
+    }
+
+    /// Appends `e`, keyed by `key`, to the top level.
     fn push(&mut self, e: EventId, key: Slot) {
+        let &(from, runs_from) = self.starts.last().expect("a level is open");
         self.events.push(e);
-        match self.runs.last_mut() {
-            Some((end, k)) if *k == key => *end += 1,
-            _ => self.runs.push((self.events.len() as u32, key)),
+        let end = self.events.len() as u32 - from;
+        match self.runs[runs_from as usize..].last_mut() {
+            Some((last, k)) if *k == key => *last = end,
+            _ => self.runs.push((end, key)),
         }
     }
 
-    fn is_empty(&self) -> bool {
-        self.events.is_empty()
+    /// Where level `level`'s events and runs end.
+    fn ends(&self, level: usize) -> (usize, usize) {
+        self.starts
+            .get(level + 1)
+            .map_or((self.events.len(), self.runs.len()), |&(e, r)| {
+                (e as usize, r as usize)
+            })
     }
 
-    fn clear(&mut self) {
-        self.events.clear();
-        self.runs.clear();
+    /// The events of level `level`.
+    fn events(&self, level: usize) -> &[EventId] {
+        &self.events[self.starts[level].0 as usize..self.ends(level).0]
+    }
+
+    fn is_empty(&self, level: usize) -> bool {
+        self.events(level).is_empty()
+    }
+
+    /// The events of every level.
+    fn all(&self) -> &[EventId] {
+        &self.events
+    }
+
+    /// Opens a level holding, in order and with their keys, the events of the top level that
+    /// `stays` keeps, passing over whole the runs whose key `run_goes` names. Returns how many
+    /// events were looked at.
+    fn open_from_top(
+        &mut self,
+        mut run_goes: impl FnMut(Slot) -> bool,
+        mut stays: impl FnMut(EventId) -> bool,
+    ) -> u64 {
+        let level = self.starts.len() - 1;
+        let (from, runs_from) = self.starts[level];
+        let runs_end = self.runs.len();
+        self.open();
+        let mut looked = 0;
+        let mut start = 0;
+        for r in runs_from as usize..runs_end {
+            let (end, key) = self.runs[r];
+            let run = (from + start) as usize..(from + end) as usize;
+            start = end;
+            if key != NO_SLOT && run_goes(key) {
+                continue;
+            }
+            looked += run.len() as u64;
+            for i in run {
+                let x = self.events[i];
+                if stays(x) {
+                    self.push(x, key);
+                }
+            }
+        }
+        looked
     }
 }
 
@@ -817,9 +881,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             top,
             undo: Vec::new(),
             undo_marks: Vec::new(),
-            en: Vec::new(),
-            en_cutoffs: Vec::new(),
-            spare_en: Vec::new(),
+            en: EnStack::default(),
+            en_cutoffs: EnStack::default(),
             cutoff: vec![false],
             least: FxHashMap::default(),
             diff_room: DiffRoom::default(),
@@ -1045,17 +1108,16 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             // memory).
             return Ok(());
         }
-        let (mut en, mut cut) = (EnList::default(), EnList::default());
+        self.en.open();
+        self.en_cutoffs.open();
         for e in initial {
             let list = if self.cutoff[e as usize] {
-                &mut cut
+                &mut self.en_cutoffs
             } else {
-                &mut en
+                &mut self.en
             };
             list.push(e, self.key_slot[self.store.label(e) as usize]);
         }
-        self.en.push(en);
-        self.en_cutoffs.push(cut);
 
         let mut frames = vec![Frame {
             a: Vec::new(),
@@ -1104,7 +1166,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     if let Some(states) = &mut self.stats.visited_states {
                         states.insert(self.state.clone());
                     }
-                    if self.en[level].is_empty() {
+                    if self.en.is_empty(level) {
                         self.record_maximal();
                         // U is largest at the leaves: sample there too, at the 1st, 2nd,
                         // 4th, 8th... maximal configuration, within the same budget as above
@@ -1125,8 +1187,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         continue;
                     }
                     let candidates: Vec<EventId> = if frame.a.is_empty() {
-                        self.en[level]
-                            .events
+                        self.en
+                            .events(level)
                             .iter()
                             .copied()
                             .filter(|&e| !self.disabled.contains(e))
@@ -1145,18 +1207,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                             let wanted: FxHashSet<EventId> = found.iter().copied().collect();
                             found.clear();
                             found.extend(
-                                self.en[level]
-                                    .events
+                                self.en
+                                    .events(level)
                                     .iter()
                                     .copied()
                                     .filter(|e| wanted.contains(e)),
                             );
                         }
-                        debug_assert!(found.iter().all(|e| self.en[level].events.contains(e)));
+                        debug_assert!(found.iter().all(|e| self.en.events(level).contains(e)));
                         debug_assert_eq!(
                             found.len(),
-                            self.en[level]
-                                .events
+                            self.en
+                                .events(level)
                                 .iter()
                                 .filter(|e| frame.a.contains(e))
                                 .count()
@@ -1234,14 +1296,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn record_maximal(&mut self) {
         self.stats.maximal_configurations += 1;
         let level = self.c.len();
-        if !self.en_cutoffs[level].is_empty() {
+        if !self.en_cutoffs.is_empty(level) {
             self.stats.ended_by_cutoff += 1;
         }
         let state = &self.state;
         // Every transition enabled at state(C) has an event in en(C): with en(C) empty, the
         // state is a deadlock iff no cutoff is enabled either (asking the system instead costs
         // O(transitions) per maximal configuration).
-        let stuck = self.en_cutoffs[level].is_empty();
+        let stuck = self.en_cutoffs.is_empty(level);
         debug_assert_eq!(
             stuck,
             !(0..self.sys.transition_count() as Transition).any(|t| self.sys.is_enabled(state, t))
@@ -1348,34 +1410,24 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         // An extension x of C stays one of C ∪ {e} iff it shares no slot with e: on a shared
         // slot its parent is C's last event there, which e has just replaced. A run keyed by
         // one of e's slots goes whole.
-        let mut en = self.spare_en.pop().unwrap_or_default();
-        let mut en_cutoffs = self.spare_en.pop().unwrap_or_default();
-        for (from, to) in [
-            (&self.en[level], &mut en),
-            (&self.en_cutoffs[level], &mut en_cutoffs),
-        ] {
-            let mut start = 0;
-            for &(end, key) in &from.runs {
-                let run = &from.events[start as usize..end as usize];
-                start = end;
-                if key != NO_SLOT && self.on_e[key as usize] {
-                    continue;
-                }
-                self.stats.enabled_checks += run.len() as u64;
-                for &x in run {
-                    let stays = x != e
-                        && !self
-                            .store
-                            .event_slots(x)
-                            .iter()
-                            .any(|&s| self.on_e[s as usize]);
-                    debug_assert_eq!(stays, x != e && self.enabled_in_c(x));
-                    if stays {
-                        to.push(x, key);
-                    }
-                }
-            }
+        debug_assert_eq!(self.en.starts.len(), level + 1);
+        let (on_e, store) = (&self.on_e, &self.store);
+        for list in [&mut self.en, &mut self.en_cutoffs] {
+            self.stats.enabled_checks += list.open_from_top(
+                |key| on_e[key as usize],
+                |x| x != e && !store.event_slots(x).iter().any(|&s| on_e[s as usize]),
+            );
         }
+        // Exactly the events of en(C) other than e that C ∪ {e} leaves enabled stay.
+        debug_assert!([&self.en, &self.en_cutoffs].iter().all(|list| {
+            let (kept, before) = (list.events(level + 1), list.events(level));
+            kept.iter().all(|&x| self.enabled_in_c(x))
+                && kept.len()
+                    == before
+                        .iter()
+                        .filter(|&&x| x != e && self.enabled_in_c(x))
+                        .count()
+        }));
         // The new extensions: events of transitions on e's slots, but not of a class whose
         // guard state([e]) fails. They are searched in the order of transitions.
         let mut visits = std::mem::take(&mut self.visits);
@@ -1408,16 +1460,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 continue;
             }
             let list = if self.cutoff[x as usize] {
-                &mut en_cutoffs
+                &mut self.en_cutoffs
             } else {
-                &mut en
+                &mut self.en
             };
-            debug_assert!(!list.events.contains(&x));
+            debug_assert!(!list.events(level + 1).contains(&x));
             list.push(x, self.key_slot[self.store.label(x) as usize]);
         }
         self.extensions_scratch = found;
-        self.en.push(en);
-        self.en_cutoffs.push(en_cutoffs);
         Ok(())
     }
 
@@ -1431,11 +1481,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             let (s, old) = self.undo.pop().expect("undo entry");
             self.top[s as usize] = old;
         }
-        for list in [self.en.pop(), self.en_cutoffs.pop()] {
-            let mut list = list.expect("en(C) is kept for every prefix");
-            list.clear();
-            self.spare_en.push(list);
-        }
+        self.en.close();
+        self.en_cutoffs.close();
         let mark = self.state_undo_marks.pop().expect("state undo mark");
         while self.state_undo.len() > mark {
             let (w, old) = self.state_undo.pop().expect("state undo entry");
@@ -1839,9 +1886,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut keep = vec![false; self.store.id_bound()];
         let mut stack: Vec<EventId> = Vec::new();
         stack.extend(self.c.iter().chain(self.disabled.events()).copied());
-        for list in self.en.iter().chain(&self.en_cutoffs) {
-            stack.extend_from_slice(&list.events);
-        }
+        stack.extend_from_slice(self.en.all());
+        stack.extend_from_slice(self.en_cutoffs.all());
         for f in frames {
             stack.extend_from_slice(&f.a);
         }
