@@ -14,7 +14,6 @@
 //! mostly part near their tops, so the walk reads a few levels, not the whole configurations.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use super::log::{EventLog, LogId};
 use crate::system::Transition;
@@ -29,46 +28,6 @@ pub enum Order {
     Erv,
 }
 
-/// A Parikh vector: (transition, count) pairs sorted by transition.
-type Parikh = [(Transition, u32)];
-
-/// Appends to `out` the Parikh vector of the sorted `labels`.
-fn push_parikh(out: &mut Vec<(Transition, u32)>, labels: impl Iterator<Item = Transition>) {
-    let from = out.len();
-    for t in labels {
-        match out[from..].last_mut() {
-            Some((u, n)) if *u == t => *n += 1,
-            _ => out.push((t, 1)),
-        }
-    }
-}
-
-/// Lexicographic comparison of Parikh vectors: at the first transition (in file order) whose
-/// counts differ, fewer occurrences is smaller.
-fn cmp_parikh(a: &Parikh, b: &Parikh) -> Ordering {
-    let (mut i, mut j) = (0, 0);
-    loop {
-        match (a.get(i), b.get(j)) {
-            (None, None) => return Ordering::Equal,
-            // b has an occurrence of a transition a lacks: a has fewer there.
-            (None, Some(_)) => return Ordering::Less,
-            (Some(_), None) => return Ordering::Greater,
-            (Some(&(ta, na)), Some(&(tb, nb))) => match ta.cmp(&tb) {
-                // a has ta, b has 0 of it.
-                Ordering::Less => return Ordering::Greater,
-                Ordering::Greater => return Ordering::Less,
-                Ordering::Equal => {
-                    if na != nb {
-                        return na.cmp(&nb);
-                    }
-                    i += 1;
-                    j += 1;
-                }
-            },
-        }
-    }
-}
-
 /// Reusable room for [`cmp_logged_equal_size`].
 #[derive(Debug, Default)]
 pub struct DiffRoom {
@@ -76,21 +35,28 @@ pub struct DiffRoom {
     /// `SIDE_B` or both).
     stamp: Vec<(u32, u8)>,
     epoch: u32,
-    /// Events reached and not yet walked, highest Foata level first.
-    heap: BinaryHeap<(u32, LogId)>,
+    /// Events reached and not yet walked, by Foata level counted down from the walk's top
+    /// (levels only fall along the walk: a bucket per level, taken highest first).
+    waiting: Vec<Vec<LogId>>,
     /// (Foata level, label) of the events of each side's configuration that the other lacks.
     only: [Vec<(u32, Transition)>; 2],
-    /// Scratch room for the Parikh vectors compared.
-    vectors: [Vec<(Transition, u32)>; 2],
+    /// By label, its occurrences on one side less those on the other (zero between uses).
+    balance: Vec<i32>,
+    /// The labels whose balance was touched.
+    touched: Vec<Transition>,
 }
 
 impl DiffRoom {
     /// Bytes held (allocated capacity): the stamps grow with the log.
     pub fn bytes(&self) -> u64 {
         (self.stamp.capacity() * 8
-            + self.heap.capacity() * 8
+            + self
+                .waiting
+                .iter()
+                .map(|w| 24 + w.capacity() * 4)
+                .sum::<usize>()
             + self.only.iter().map(Vec::capacity).sum::<usize>() * 8
-            + self.vectors.iter().map(Vec::capacity).sum::<usize>() * 8) as u64
+            + (self.balance.capacity() + self.touched.capacity()) * 4) as u64
     }
 }
 
@@ -106,10 +72,11 @@ const BOTH: u8 = SIDE_A | SIDE_B;
 /// count of events by label, and an event both configurations hold counts alike on both sides
 /// (its Foata level is its own, whichever configuration holds it); so the comparison of the
 /// vectors is that of the vectors of `[a] \ [b]` against `[b] \ [a]`. Those are found by a walk
-/// down from `a` and `b` by Foata level: an event's successors all lie on higher levels, so
-/// when it is taken from the heap every event of either configuration above it has been
+/// down from `a` and `b` by Foata level, highest first: an event's successors all lie on
+/// higher levels, so when it is taken every event of either configuration above it has been
 /// walked, and the sides that reached it are known for good; the walk stops once every event
-/// waiting is held by both, since everything below is then shared.
+/// waiting is held by both, since everything below is then shared. The vectors are then
+/// compared by counting, without sorting.
 pub fn cmp_logged_equal_size(
     log: &EventLog,
     a: LogId,
@@ -131,23 +98,41 @@ pub fn cmp_logged_equal_size(
     let epoch = room.epoch;
     let DiffRoom {
         stamp,
-        heap,
+        waiting,
         only,
-        vectors,
+        balance,
+        touched,
         ..
     } = room;
-    heap.clear();
     only[0].clear();
     only[1].clear();
-    // Events waiting that only one side has reached so far.
+    let top = log.level(a).max(log.level(b));
+    // Events waiting that only one side has reached so far; the deepest bucket used.
     let mut one_sided = 0usize;
+    let mut deepest = 0;
+    let mut wait = |waiting: &mut Vec<Vec<LogId>>, x: LogId| {
+        let k = (top - log.level(x)) as usize;
+        if waiting.len() <= k {
+            waiting.resize_with(k + 1, Vec::new);
+        }
+        waiting[k].push(x);
+        deepest = deepest.max(k);
+    };
     for (x, side) in [(a, SIDE_A), (b, SIDE_B)] {
         stamp[x as usize] = (epoch, side);
-        heap.push((log.level(x), x));
+        wait(waiting, x);
         one_sided += 1;
     }
+    let mut k = 0;
     while one_sided > 0 {
-        let (level, x) = heap.pop().expect("a one-sided event is waiting");
+        let x = match waiting[k].pop() {
+            Some(x) => x,
+            None => {
+                k += 1;
+                continue;
+            }
+        };
+        let level = top - k as u32;
         let sides = stamp[x as usize].1;
         if sides != BOTH {
             one_sided -= 1;
@@ -160,7 +145,7 @@ pub fn cmp_logged_equal_size(
             let (at, had) = &mut stamp[p as usize];
             if *at != epoch {
                 (*at, *had) = (epoch, sides);
-                heap.push((log.level(p), p));
+                wait(waiting, p);
                 one_sided += usize::from(sides != BOTH);
             } else if *had != BOTH && (*had | sides) == BOTH {
                 *had = BOTH;
@@ -168,52 +153,130 @@ pub fn cmp_logged_equal_size(
             }
         }
     }
+    // Events left waiting are held by both sides.
+    for w in &mut waiting[k..=deepest] {
+        w.clear();
+    }
     debug_assert_eq!(only[0].len(), only[1].len(), "configurations of one size");
     // The Parikh vectors, then the levels' from the first up (a level only one side holds
-    // events on compares as an empty vector on the other).
-    let [va, vb] = vectors;
-    let parikh_of = |out: &mut Vec<(Transition, u32)>, pairs: &mut Vec<(u32, Transition)>| {
-        pairs.sort_unstable_by_key(|&(_, t)| t);
-        out.clear();
-        push_parikh(out, pairs.iter().map(|&(_, t)| t));
-    };
+    // events on compares as an empty vector on the other). Each side's list is in the order
+    // the walk took its events: by level, highest first.
     let [oa, ob] = only;
-    parikh_of(va, oa);
-    parikh_of(vb, ob);
-    let by_parikh = cmp_parikh(va, vb);
+    let by_parikh = first_imbalance(
+        balance,
+        touched,
+        oa.iter().map(|&(_, t)| t),
+        ob.iter().map(|&(_, t)| t),
+    );
     if by_parikh != Ordering::Equal {
         return by_parikh;
     }
-    oa.sort_unstable();
-    ob.sort_unstable();
-    let (mut i, mut j) = (0, 0);
-    while i < oa.len() || j < ob.len() {
-        let level = match (oa.get(i), ob.get(j)) {
-            (Some(&(la, _)), Some(&(lb, _))) => la.min(lb),
-            (Some(&(la, _)), None) => la,
-            (None, Some(&(lb, _))) => lb,
+    let (mut i, mut j) = (oa.len(), ob.len());
+    while i > 0 || j > 0 {
+        let level = match (i.checked_sub(1), j.checked_sub(1)) {
+            (Some(x), Some(y)) => oa[x].0.min(ob[y].0),
+            (Some(x), None) => oa[x].0,
+            (None, Some(y)) => ob[y].0,
             (None, None) => unreachable!(),
         };
-        let level_run = |v: &[(u32, Transition)], from: usize| {
-            from + v[from..].iter().take_while(|&&(l, _)| l == level).count()
+        let level_start = |v: &[(u32, Transition)], end: usize| {
+            end - v[..end]
+                .iter()
+                .rev()
+                .take_while(|&&(l, _)| l == level)
+                .count()
         };
-        let (ie, je) = (level_run(oa, i), level_run(ob, j));
-        va.clear();
-        push_parikh(va, oa[i..ie].iter().map(|&(_, t)| t));
-        vb.clear();
-        push_parikh(vb, ob[j..je].iter().map(|&(_, t)| t));
-        let c = cmp_parikh(va, vb);
+        let (is, js) = (level_start(oa, i), level_start(ob, j));
+        let c = first_imbalance(
+            balance,
+            touched,
+            oa[is..i].iter().map(|&(_, t)| t),
+            ob[js..j].iter().map(|&(_, t)| t),
+        );
         if c != Ordering::Equal {
             return c;
         }
-        (i, j) = (ie, je);
+        (i, j) = (is, js);
     }
     Ordering::Equal
+}
+
+/// Compares the Parikh vectors of two lists of labels, in any order: at the first transition
+/// whose counts differ, fewer occurrences is smaller. Counted in `balance` (by label, zero
+/// between calls), the labels met listed in `touched`: no sort.
+fn first_imbalance(
+    balance: &mut Vec<i32>,
+    touched: &mut Vec<Transition>,
+    a: impl Iterator<Item = Transition>,
+    b: impl Iterator<Item = Transition>,
+) -> Ordering {
+    let mut count = |t: Transition, by: i32| {
+        let t = t as usize;
+        if balance.len() <= t {
+            balance.resize(t + 1, 0);
+        }
+        if balance[t] == 0 {
+            touched.push(t as Transition);
+        }
+        balance[t] += by;
+    };
+    a.for_each(|t| count(t, 1));
+    b.for_each(|t| count(t, -1));
+    let mut first: Option<(Transition, i32)> = None;
+    for &t in touched.iter() {
+        let d = std::mem::take(&mut balance[t as usize]);
+        if d != 0 && first.is_none_or(|(u, _)| t < u) {
+            first = Some((t, d));
+        }
+    }
+    touched.clear();
+    first.map_or(Ordering::Equal, |(_, d)| d.cmp(&0))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Parikh vector: (transition, count) pairs sorted by transition (the definition, which
+    /// the comparison by counting is checked against).
+    type Parikh = [(Transition, u32)];
+
+    /// Appends to `out` the Parikh vector of the sorted `labels`.
+    fn push_parikh(out: &mut Vec<(Transition, u32)>, labels: impl Iterator<Item = Transition>) {
+        let from = out.len();
+        for t in labels {
+            match out[from..].last_mut() {
+                Some((u, n)) if *u == t => *n += 1,
+                _ => out.push((t, 1)),
+            }
+        }
+    }
+
+    /// Lexicographic comparison of Parikh vectors: at the first transition (in file order) whose
+    /// counts differ, fewer occurrences is smaller.
+    fn cmp_parikh(a: &Parikh, b: &Parikh) -> Ordering {
+        let (mut i, mut j) = (0, 0);
+        loop {
+            match (a.get(i), b.get(j)) {
+                (None, None) => return Ordering::Equal,
+                // b has an occurrence of a transition a lacks: a has fewer there.
+                (None, Some(_)) => return Ordering::Less,
+                (Some(_), None) => return Ordering::Greater,
+                (Some(&(ta, na)), Some(&(tb, nb))) => match ta.cmp(&tb) {
+                    // a has ta, b has 0 of it.
+                    Ordering::Less => return Ordering::Greater,
+                    Ordering::Greater => return Ordering::Less,
+                    Ordering::Equal => {
+                        if na != nb {
+                            return na.cmp(&nb);
+                        }
+                        i += 1;
+                        j += 1;
+                    }
+                },
+            }
+        }
+    }
 
     fn parikh_of(mut labels: Vec<Transition>) -> Vec<(Transition, u32)> {
         labels.sort_unstable();
@@ -322,14 +385,28 @@ mod tests {
 
     #[test]
     fn parikh_order() {
-        let a = parikh_of(vec![0, 1]);
-        let b = parikh_of(vec![0, 0]);
-        let c = parikh_of(vec![1, 1]);
-        assert_eq!(b, vec![(0, 2)]);
-        // At transition 0: a has 1, b has 2, c has 0.
-        assert_eq!(cmp_parikh(&a, &b), Ordering::Less);
-        assert_eq!(cmp_parikh(&c, &a), Ordering::Less);
-        assert_eq!(cmp_parikh(&a, &a), Ordering::Equal);
+        let (mut balance, mut touched) = (Vec::new(), Vec::new());
+        let mut cmp = |a: &[Transition], b: &[Transition]| {
+            let by_counting = first_imbalance(
+                &mut balance,
+                &mut touched,
+                a.iter().copied(),
+                b.iter().copied(),
+            );
+            assert_eq!(
+                by_counting,
+                cmp_parikh(&parikh_of(a.to_vec()), &parikh_of(b.to_vec()))
+            );
+            by_counting
+        };
+        // At transition 0: {0, 1} has 1, {0, 0} has 2, {1, 1} has 0.
+        assert_eq!(cmp(&[0, 1], &[0, 0]), Ordering::Less);
+        assert_eq!(cmp(&[1, 1], &[1, 0]), Ordering::Less);
+        assert_eq!(cmp(&[1, 0], &[0, 1]), Ordering::Equal);
+        assert_eq!(cmp(&[], &[]), Ordering::Equal);
+        // Lower transitions decide first, whatever the order the labels come in.
+        assert_eq!(cmp(&[5, 2, 2], &[2, 5, 5]), Ordering::Greater);
+        assert_eq!(parikh_of(vec![0, 0]), vec![(0, 2)]);
     }
 
     #[test]
