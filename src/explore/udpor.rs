@@ -322,6 +322,9 @@ struct Explorer<'s, S: System + ?Sized> {
     compatible_since: Vec<u64>,
     /// The slot on which the last candidate found in conflict with `C` was (a hint only).
     c_parting: Option<Slot>,
+    /// The slot on which the last spike member found in conflict with a pick parted from it
+    /// (a hint only).
+    pick_parting: Option<Slot>,
     in_c: Vec<bool>,
     /// By event id: its index in `C`, while `in_c` says it is there.
     c_index: Vec<u32>,
@@ -876,6 +879,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             conflicts_prefix: Vec::new(),
             compatible_since: Vec::new(),
             c_parting: None,
+            pick_parting: None,
             in_c: vec![false],
             c_index: Vec::new(),
             top,
@@ -2410,8 +2414,24 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         !self.cutoff[c as usize]
             && !self.disabled.contains(c)
             && !self.conflicts_with_c(c)
-            && picks.iter().all(|&p| !self.store.conflict(p, c))
+            && !picks.iter().any(|&p| self.conflicts_with_pick(p, c))
             && (self.opts.alt_k.is_none() || self.history_avoids_d(c))
+    }
+
+    /// Whether `[c]` conflicts with `[p]`, for a pick `p`. The members of one spike mostly part
+    /// from the picks on one slot: the slot of the last conflict found is tried first.
+    fn conflicts_with_pick(&mut self, p: EventId, c: EventId) -> bool {
+        if let Some(s) = self.pick_parting
+            && self.store.conflict_on(p, c, s)
+        {
+            debug_assert!(self.store.conflict(p, c));
+            return true;
+        }
+        let slot = self.store.conflict_slot(p, c);
+        if slot.is_some() {
+            self.pick_parting = slot;
+        }
+        slot.is_some()
     }
 
     /// Whether no event of `D` lies in `[c] \ C`. A partial alternative must check this: an

@@ -1224,10 +1224,31 @@ impl EventStore {
     /// Conflict: `a # b` (some event of `[a]` and some of `[b]` are dependent and unordered).
     /// Only slots both local configurations touch can separate them (⊥ is below everything).
     pub fn conflict(&self, a: EventId, b: EventId) -> bool {
+        self.conflict_slot(a, b).is_some()
+    }
+
+    /// A slot on which `[a]` and `[b]` part (see [`conflict`](Self::conflict)), if any.
+    pub fn conflict_slot(&self, a: EventId, b: EventId) -> Option<Slot> {
+        let mut found = None;
         self.cones
-            .any_shared(self.cone(a), self.cone(b), |_, x, y| {
-                !self.comparable_on(self.node_entry(x), self.node_entry(y))
-            })
+            .any_shared(self.cone(a), self.cone(b), |s, x, y| {
+                let parts = !self.comparable_on(self.node_entry(x), self.node_entry(y));
+                if parts {
+                    found = Some(s);
+                }
+                parts
+            });
+        found
+    }
+
+    /// Whether `[a]` and `[b]` part on slot `s`: one slot of [`conflict`](Self::conflict), for
+    /// trying first the slot on which the last pair tested parted.
+    pub fn conflict_on(&self, a: EventId, b: EventId, s: Slot) -> bool {
+        let (x, y) = (
+            self.cones.get(self.cone(a), s),
+            self.cones.get(self.cone(b), s),
+        );
+        x != y && x != s && y != s && !self.comparable_on(self.node_entry(x), self.node_entry(y))
     }
 
     /// Whether `[e]` conflicts with a configuration given by its cone as an array (one entry
