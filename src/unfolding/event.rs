@@ -1229,26 +1229,51 @@ impl EventStore {
 
     /// A slot on which `[a]` and `[b]` part (see [`conflict`](Self::conflict)), if any.
     pub fn conflict_slot(&self, a: EventId, b: EventId) -> Option<Slot> {
-        let mut found = None;
-        self.cones
-            .any_shared(self.cone(a), self.cone(b), |s, x, y| {
-                let parts = !self.comparable_on(self.node_entry(x), self.node_entry(y));
-                if parts {
-                    found = Some(s);
-                }
-                parts
-            });
-        found
+        self.first_slot_where(a, b, |x, y| self.nodes_part(x, y))
     }
 
     /// Whether `[a]` and `[b]` part on slot `s`: one slot of [`conflict`](Self::conflict), for
     /// trying first the slot on which the last pair tested parted.
     pub fn conflict_on(&self, a: EventId, b: EventId, s: Slot) -> bool {
+        self.holds_on(a, b, s, |x, y| self.nodes_part(x, y))
+    }
+
+    /// Whether two nodes of one slot are events on different branches.
+    #[inline]
+    fn nodes_part(&self, x: u32, y: u32) -> bool {
+        !self.comparable_on(self.node_entry(x), self.node_entry(y))
+    }
+
+    /// The first slot on which the cones of `a` and `b` name two different events (neither
+    /// ⊥) for which `parts` holds, if any.
+    #[inline]
+    fn first_slot_where(
+        &self,
+        a: EventId,
+        b: EventId,
+        parts: impl Fn(u32, u32) -> bool,
+    ) -> Option<Slot> {
+        let mut found = None;
+        self.cones
+            .any_shared(self.cone(a), self.cone(b), |s, x, y| {
+                let here = parts(x, y);
+                if here {
+                    found = Some(s);
+                }
+                here
+            });
+        found
+    }
+
+    /// Whether on slot `s` the cones of `a` and `b` name two different events (neither ⊥) for
+    /// which `parts` holds: one slot of [`first_slot_where`](Self::first_slot_where).
+    #[inline]
+    fn holds_on(&self, a: EventId, b: EventId, s: Slot, parts: impl Fn(u32, u32) -> bool) -> bool {
         let (x, y) = (
             self.cones.get(self.cone(a), s),
             self.cones.get(self.cone(b), s),
         );
-        x != y && x != s && y != s && !self.comparable_on(self.node_entry(x), self.node_entry(y))
+        x != y && x != s && y != s && parts(x, y)
     }
 
     /// Whether `[e]` conflicts with a configuration given by its cone as an array (one entry
@@ -1366,16 +1391,7 @@ impl EventStore {
     /// `None` when [`histories_compatible`](Self::histories_compatible) holds; otherwise a
     /// slot on which the two histories part (see [`histories_part_on`](Self::histories_part_on)).
     pub fn histories_parting_slot(&self, a: EventId, b: EventId) -> Option<Slot> {
-        let mut parting = None;
-        self.cones
-            .any_shared(self.cone(a), self.cone(b), |s, x, y| {
-                let parts = self.entries_part(a, b, x, y);
-                if parts {
-                    parting = Some(s);
-                }
-                parts
-            });
-        parting
+        self.first_slot_where(a, b, |x, y| self.entries_part(a, b, x, y))
     }
 
     /// Whether `[a] \ {a}` and `[b] \ {b}` (for two non-⊥ events) name events on different
@@ -1383,11 +1399,7 @@ impl EventStore {
     /// [`histories_compatible`](Self::histories_compatible), for trying first the slot on
     /// which the last candidate's history parted from `a`'s (candidates alike part alike).
     pub fn histories_part_on(&self, a: EventId, b: EventId, s: Slot) -> bool {
-        let (x, y) = (
-            self.cones.get(self.cone(a), s),
-            self.cones.get(self.cone(b), s),
-        );
-        x != y && x != s && y != s && self.entries_part(a, b, x, y)
+        self.holds_on(a, b, s, |x, y| self.entries_part(a, b, x, y))
     }
 
     /// Whether the nodes `x` of `[a]` and `y` of `[b]` (on one slot, not ⊥'s) become, with
