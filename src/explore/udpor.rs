@@ -51,8 +51,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 mod disabled;
+mod enabled;
 
 use self::disabled::{DisabledSet, RunKey};
+use self::enabled::{EnStack, NO_SLOT};
 use super::limits::{Limits, StopReason};
 use crate::system::{Access, GuardField, Overflow, Resource, System, Transition};
 use crate::unfolding::cone::{ConeForest, ConeLayout};
@@ -596,104 +598,6 @@ impl Dependents {
             mark[x as usize] = false;
         }
         out.sort_unstable();
-    }
-}
-
-/// The key slot of a transition with no slot: its events are never disabled.
-const NO_SLOT: Slot = Slot::MAX;
-
-/// A list of enabled events for every prefix of `C`, level after level in shared vectors:
-/// levels are opened and closed in stack order, so a deep configuration costs no allocation
-/// per level. Each level is cut into runs of consecutive events with one key slot (the slot of
-/// their transition with the most members): an event added to `C` on that slot disables the
-/// whole run, which is then passed over at once.
-#[derive(Default)]
-struct EnStack {
-    events: Vec<EventId>,
-    /// (end in its level's events, key slot), run after run, level after level.
-    runs: Vec<(u32, Slot)>,
-    /// Per level: where its events and its runs start.
-    starts: Vec<(u32, u32)>,
-}
-
-impl EnStack {
-    /// Opens an empty level on top.
-    fn open(&mut self) {
-        self.starts
-            .push((self.events.len() as u32, self.runs.len() as u32));
-    }
-
-    /// Closes the top level.
-    fn close(&mut self) {
-        let (events, runs) = self.starts.pop().expect("a level is open");
-        self.events.truncate(events as usize);
-        self.runs.truncate(runs as usize);
-    }
-
-    /// Appends `e`, keyed by `key`, to the top level.
-    fn push(&mut self, e: EventId, key: Slot) {
-        let &(from, runs_from) = self.starts.last().expect("a level is open");
-        self.events.push(e);
-        let end = self.events.len() as u32 - from;
-        match self.runs[runs_from as usize..].last_mut() {
-            Some((last, k)) if *k == key => *last = end,
-            _ => self.runs.push((end, key)),
-        }
-    }
-
-    /// Where level `level`'s events and runs end.
-    fn ends(&self, level: usize) -> (usize, usize) {
-        self.starts
-            .get(level + 1)
-            .map_or((self.events.len(), self.runs.len()), |&(e, r)| {
-                (e as usize, r as usize)
-            })
-    }
-
-    /// The events of level `level`.
-    fn events(&self, level: usize) -> &[EventId] {
-        &self.events[self.starts[level].0 as usize..self.ends(level).0]
-    }
-
-    fn is_empty(&self, level: usize) -> bool {
-        self.events(level).is_empty()
-    }
-
-    /// The events of every level.
-    fn all(&self) -> &[EventId] {
-        &self.events
-    }
-
-    /// Opens a level holding, in order and with their keys, the events of the top level that
-    /// `stays` keeps, passing over whole the runs whose key `run_goes` names. Returns how many
-    /// events were looked at.
-    fn open_from_top(
-        &mut self,
-        mut run_goes: impl FnMut(Slot) -> bool,
-        mut stays: impl FnMut(EventId) -> bool,
-    ) -> u64 {
-        let level = self.starts.len() - 1;
-        let (from, runs_from) = self.starts[level];
-        let runs_end = self.runs.len();
-        self.open();
-        let mut looked = 0;
-        let mut start = 0;
-        for r in runs_from as usize..runs_end {
-            let (end, key) = self.runs[r];
-            let run = (from + start) as usize..(from + end) as usize;
-            start = end;
-            if key != NO_SLOT && run_goes(key) {
-                continue;
-            }
-            looked += run.len() as u64;
-            for i in run {
-                let x = self.events[i];
-                if stays(x) {
-                    self.push(x, key);
-                }
-            }
-        }
-        looked
     }
 }
 
@@ -1414,7 +1318,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         // An extension x of C stays one of C ∪ {e} iff it shares no slot with e: on a shared
         // slot its parent is C's last event there, which e has just replaced. A run keyed by
         // one of e's slots goes whole.
-        debug_assert_eq!(self.en.starts.len(), level + 1);
+        debug_assert_eq!(self.en.levels(), level + 1);
         let (on_e, store) = (&self.on_e, &self.store);
         for list in [&mut self.en, &mut self.en_cutoffs] {
             self.stats.enabled_checks += list.open_from_top(
