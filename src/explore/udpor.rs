@@ -2381,11 +2381,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let parting = match kept {
             k if k > 0 && n - k <= Self::RECHECKED_EVENTS => {
                 let answer = self.c[k..].iter().find_map(|&g| {
-                    self.store.event_slots(g).iter().copied().find(|&s| {
-                        let x = self.store.cone_at(c, s);
-                        let y = self.top[s as usize];
-                        x.depth > 0 && x != y && !self.store.comparable_on(x, y)
-                    })
+                    self.store
+                        .event_slots(g)
+                        .iter()
+                        .copied()
+                        .find(|&s| self.store.conflicts_with_cone_on(c, &self.top, s))
                 });
                 debug_assert_eq!(
                     answer.is_some(),
