@@ -1,5 +1,5 @@
 //! The unfolding DPOR with cutoffs against explicit reachability on the shared nets
-//! (release only): the same deadlock markings, and the states of the visited configurations
+//! (all of them in release builds, a few in debug builds): the same deadlock markings, and the states of the visited configurations
 //! cover every reachable marking. Both adequate orders; several event-selection orders; exact
 //! and 1-partial alternatives.
 
@@ -29,30 +29,10 @@ fn cutoffs_keep_deadlocks_and_reachable_states() {
         }
         let (net, _) = read_net(&root.join(&file)).unwrap();
         let mut sys = NetSystem::new(&net);
-        // Reach first, widening counters as `reach` does, so both use one encoding.
-        let limits = Limits::new(Some(Duration::from_secs(5)), None);
-        let r = loop {
-            match reach::explore(&sys, &limits, &mut |_| {}, &mut |_, _| {}) {
-                Ok(r) => break r,
-                Err(_) => sys = sys.widened().unwrap(),
-            }
-        };
-        if r.stopped.is_some() || r.space.len() > 50_000 {
+        let Some((reachable, deadlocks)) = reach_sets(&mut sys) else {
             println!("{file:45} skipped: more than 50 000 reachable states");
             continue;
-        }
-        let reachable: FxHashSet<Vec<u64>> = (0..r.space.len())
-            .map(|i| r.space.state(i as u32).to_vec())
-            .collect();
-        let deadlocks: FxHashSet<Vec<u64>> = (0..r.space.len() as u32)
-            .map(|i| r.space.state(i))
-            .filter(|m| {
-                let mut en = Vec::new();
-                unfold::system::System::enabled(&sys, m, &mut en);
-                en.is_empty()
-            })
-            .map(|m| m.to_vec())
-            .collect();
+        };
         // The third run uses 1-partial alternatives: blocked runs are allowed there.
         for (order, pick, alt_k) in [
             (Order::Erv, Pick::First, None),
@@ -124,6 +104,79 @@ fn cutoffs_keep_deadlocks_and_reachable_states() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 40, "only {checked} runs finished");
+}
+
+/// The reachable markings of `sys` and its deadlocks, found by `reach` (which widens
+/// `sys`'s counters where they overflow, so that both explorers then use one encoding);
+/// `None` past 50 000 markings or 5 seconds.
+#[allow(clippy::type_complexity)]
+fn reach_sets(sys: &mut NetSystem<'_>) -> Option<(FxHashSet<Vec<u64>>, FxHashSet<Vec<u64>>)> {
+    let limits = Limits::new(Some(Duration::from_secs(5)), None);
+    let r = loop {
+        match reach::explore(&*sys, &limits, &mut |_| {}, &mut |_, _| {}) {
+            Ok(r) => break r,
+            Err(_) => *sys = sys.widened().unwrap(),
+        }
+    };
+    if r.stopped.is_some() || r.space.len() > 50_000 {
+        return None;
+    }
+    let reachable = (0..r.space.len())
+        .map(|i| r.space.state(i as u32).to_vec())
+        .collect();
+    let deadlocks = (0..r.space.len() as u32)
+        .map(|i| r.space.state(i))
+        .filter(|m| {
+            let mut en = Vec::new();
+            sys.enabled(m, &mut en);
+            en.is_empty()
+        })
+        .map(|m| m.to_vec())
+        .collect();
+    Some((reachable, deadlocks))
+}
+
+/// Nets whose transitions synchronise many components, so that the search for an event's
+/// histories chooses many slots one after the other (the random small nets of `udpor_brute`
+/// seldom make it choose more than two). In both profiles: the
+/// deadlocks are `reach`'s and the configurations cover its markings; in debug builds the
+/// search's own checks run too (every history's last events within one another, the
+/// shortcuts of the test against the choices made).
+#[test]
+fn wide_synchronisations_against_reach() {
+    let root = common::shared_nets();
+    for file in [
+        "pep/key_2.ll_net",
+        "pep/mutual.ll_net",
+        "pep/peterson.ll_net",
+        "pep/rw_1w1r.ll_net",
+        "pep/sdl_example.ll_net",
+    ] {
+        let (net, _) = read_net(&root.join(file)).unwrap();
+        let mut sys = NetSystem::new(&net);
+        let (reachable, deadlocks) = reach_sets(&mut sys).expect("small nets");
+        for pick in [Pick::First, Pick::Last] {
+            let opts = UdporOptions {
+                cutoffs: Some(Order::Erv),
+                pick,
+                record_states: true,
+                ..UdporOptions::default()
+            };
+            let limits = Limits::new(None, None);
+            let outcome =
+                udpor::explore_with_events(&sys, &opts, &limits, &mut |_| {}, Some(0)).unwrap();
+            let mut u = outcome.stats;
+            assert!(u.complete(), "{file} {pick:?}");
+            assert_eq!(u.blocked, 0, "{file} {pick:?}");
+            assert_eq!(
+                u.deadlock_states.take().unwrap(),
+                deadlocks,
+                "{file} {pick:?}"
+            );
+            let markings = configuration_states(&sys, &outcome.events, 200_000).expect("few");
+            assert_eq!(markings, reachable, "{file} {pick:?}");
+        }
+    }
 }
 
 /// The layout of the events' cones is a matter of speed and memory only: trees, flat arrays,

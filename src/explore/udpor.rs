@@ -246,12 +246,33 @@ struct HistorySearch<'a> {
     guards: &'a [Guard],
     /// The last event of the history on every slot (chosen or fixed).
     xs: Vec<ConeEntry>,
-    /// Per level of the search, the floor depth of every slot (`slots.len()` per level).
+    /// Per level of the search, the floor depth of every slot (`slots.len()` per level); kept
+    /// up to date on the slots still open only.
     floors: Vec<u32>,
     /// Per level, for each run of slots in one leaf of the cones, the leaf block whose
     /// depths the floors hold already (`runs` per level; none: `u32::MAX`).
     merged: Vec<u32>,
     runs: usize,
+    /// For each slot (index into `slots`), its run of slots in one leaf of the cones.
+    run_of: &'a [u32],
+    /// Per level `f`, the open slots chosen after it (indexes into `slots`, increasing):
+    /// `order[f + 1..]` sorted, one level after the other (see
+    /// [`rest_at`](Self::rest_at)). Made as levels are first reached.
+    rest: Vec<u32>,
+    /// Levels whose `rest` is made.
+    rest_levels: usize,
+    /// The chosen slots whose choice lies below `C`'s last event on the slot: the only ones a
+    /// candidate's cone can reach past (every event of `C` is within `C`'s last events).
+    lowered: Vec<usize>,
+}
+
+impl HistorySearch<'_> {
+    /// Where level `f`'s list of `rest` starts: after the lists of `m - 1`, `m - 2`, ...
+    /// slots of the levels before it (`m` open slots).
+    fn rest_at(&self, f: usize) -> usize {
+        let m = self.order.len();
+        f * (m - 1) - f * f.saturating_sub(1) / 2
+    }
 }
 
 /// An event of a candidate history, on the slot of the new event's label it was found on: a
@@ -276,6 +297,9 @@ struct SearchScratch {
     floors: Vec<u32>,
     merged: Vec<u32>,
     order: Vec<usize>,
+    run_of: Vec<u32>,
+    rest: Vec<u32>,
+    lowered: Vec<usize>,
 }
 
 struct Explorer<'s, S: System + ?Sized> {
@@ -1503,6 +1527,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             merged,
             order,
             guards,
+            run_of,
+            rest,
+            lowered,
         } = &mut scratch;
         slots.clear();
         slots.extend_from_slice(self.store.slots().of(t));
@@ -1530,10 +1557,19 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let guarded = |i: usize| guards.iter().any(|g| g.index == i);
         order.extend((0..k).filter(|&i| !fixed[i] && guarded(i)));
         order.extend((0..k).filter(|&i| !fixed[i] && !guarded(i)));
-        floors.resize(k * (order.len() + 1), 0);
-        let runs = ConeForest::leaf_runs(slots);
+        // Level f's floors are read when slot `order[f]` is chosen, and raised into level
+        // f + 1's; with one open slot or none, nothing is raised.
+        let levels = order.len().max(1);
+        floors.resize(k * levels, 0);
+        run_of.clear();
+        if levels > 1 {
+            ConeForest::leaf_run_indexes(slots, run_of);
+        }
+        let runs = run_of.last().map_or(0, |&r| r as usize + 1);
         merged.clear();
-        merged.resize(runs * (order.len() + 1), u32::MAX);
+        merged.resize(runs * levels, u32::MAX);
+        rest.clear();
+        lowered.clear();
         let mut search = HistorySearch {
             t,
             slots,
@@ -1543,11 +1579,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             floors: std::mem::take(floors),
             merged: std::mem::take(merged),
             runs,
+            run_of,
+            rest: std::mem::take(rest),
+            rest_levels: 0,
+            lowered: std::mem::take(lowered),
         };
         let result = self.enumerate(&mut search, 0, out);
         *xs = search.xs;
         *floors = search.floors;
         *merged = search.merged;
+        *rest = search.rest;
+        *lowered = search.lowered;
         self.search_scratch = scratch;
         result
     }
@@ -1564,6 +1606,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             return Ok(());
         }
         if f == search.order.len() {
+            // A history's last events: none of their cones reaches past another.
+            debug_assert!(search.xs.iter().all(|x| {
+                search
+                    .slots
+                    .iter()
+                    .zip(&search.xs)
+                    .all(|(&s, y)| self.store.cone_at(x.event, s).depth <= y.depth)
+            }));
             if let Some(ev) = self.make_event(search.t, &search.xs)? {
                 out.push(ev);
             }
@@ -1574,7 +1624,32 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let s = search.slots[i];
         let floor = search.floors[f * k + i];
         let last = f + 1 == search.order.len();
-        let mut cand = self.top[s as usize];
+        if !last && search.rest_levels == f {
+            // The slots open after this level: the previous level's without this one.
+            debug_assert_eq!(search.rest.len(), search.rest_at(f));
+            if f == 0 {
+                search
+                    .rest
+                    .extend(search.order[1..].iter().map(|&j| j as u32));
+                search.rest.sort_unstable();
+            } else {
+                let previous = search.rest_at(f - 1)..search.rest_at(f);
+                search.rest.extend_from_within(previous);
+                let now = search.rest_at(f);
+                let at = now
+                    + search.rest[now..]
+                        .iter()
+                        .position(|&j| j as usize == i)
+                        .expect("i is open");
+                search.rest.remove(at);
+            }
+            search.rest_levels = f + 1;
+        }
+        let top = self.top[s as usize];
+        let mut cand = top;
+        // Down the chain on `s`, each candidate's cone holds the next one's: once one stays
+        // within the choices made so far, every later one does.
+        let mut within = search.lowered.is_empty();
         loop {
             if cand.depth < floor {
                 break;
@@ -1586,19 +1661,27 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 self.stats.stopped = Some(r);
                 return Ok(());
             }
-            if self.guards_hold(search, i, cand) {
-                if last {
-                    // The last slot: no floors to raise, [cand] is checked slot by slot.
-                    if self.within_choices(search, f, cand) {
-                        search.xs[i] = cand;
-                        self.enumerate(search, f + 1, out)?;
-                    }
-                } else {
-                    // Floors of the slots still open, raised by [cand]. On a chosen slot the
-                    // floor stays at most the choice while [cand] stays within it: the same
-                    // walk of [cand]'s cone checks that. Leaves of [cand]'s cone already
-                    // merged at this level are skipped (nothing is removed from the store
-                    // during a search, so a block id names the same block throughout).
+            if self.guards_hold(search, i, cand)
+                && (within || {
+                    within = search.lowered.iter().all(|&j| {
+                        self.store.cone_at(cand.event, search.slots[j]).depth <= search.xs[j].depth
+                    });
+                    debug_assert_eq!(within, self.within_choices(search, f, cand));
+                    within
+                })
+            {
+                debug_assert!(self.within_choices(search, f, cand));
+                search.xs[i] = cand;
+                let lowered = cand.depth < top.depth;
+                if lowered {
+                    search.lowered.push(i);
+                }
+                if !last {
+                    // Floors of the slots still open, raised by [cand]. Leaves of [cand]'s
+                    // cone already merged at this level are skipped (nothing is removed from
+                    // the store during a search, so a block id names the same block
+                    // throughout).
+                    let rest = search.rest_at(f)..search.rest_at(f + 1);
                     let (done, next) = search.floors.split_at_mut((f + 1) * k);
                     let current = &done[f * k..];
                     next[..k].copy_from_slice(&current[..k]);
@@ -1608,18 +1691,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     self.store.raise_to_cone_depths(
                         cand.event,
                         search.slots,
+                        &search.rest[rest],
+                        search.run_of,
                         &mut next[..k],
                         &mut merged_next[..g],
                     );
-                    let within = search.order[..f]
-                        .iter()
-                        .all(|&j| next[j] <= search.xs[j].depth);
-                    debug_assert_eq!(within, self.within_choices(search, f, cand));
-                    if within {
-                        search.xs[i] = cand;
-                        self.enumerate(search, f + 1, out)?;
-                    }
                 }
+                let result = self.enumerate(search, f + 1, out);
+                if lowered {
+                    search.lowered.pop();
+                }
+                result?;
             }
             if cand.depth == 0 {
                 break;

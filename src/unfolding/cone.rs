@@ -171,6 +171,19 @@ impl ConeForest {
             .count()
     }
 
+    /// For each of the sorted `slots`, the index of its run of slots in one leaf
+    /// ([`leaf_runs`](Self::leaf_runs) counts them), written to `runs`.
+    pub fn leaf_run_indexes(slots: &[u32], runs: &mut Vec<u32>) {
+        runs.clear();
+        let mut run = 0;
+        for (i, &s) in slots.iter().enumerate() {
+            if i > 0 && slots[i - 1] >> FANOUT_BITS != s >> FANOUT_BITS {
+                run += 1;
+            }
+            runs.push(run);
+        }
+    }
+
     /// The nodes of cone `root` on the sorted `slots`, passed to `f` with their index (one
     /// descent per leaf, not per slot), skipping each run of `slots` in one leaf whose block
     /// is the one `merged` names for that run, and naming in `merged` the blocks read:
@@ -183,23 +196,47 @@ impl ConeForest {
         root: u32,
         slots: &[u32],
         merged: &mut [u32],
+        f: impl FnMut(usize, u32),
+    ) {
+        let mut run = 0;
+        self.for_new_slots_of_runs(
+            root,
+            slots.iter().enumerate().map(|(i, &s)| {
+                if i > 0 && slots[i - 1] >> FANOUT_BITS != s >> FANOUT_BITS {
+                    run += 1;
+                }
+                (i, s, run)
+            }),
+            merged,
+            f,
+        );
+    }
+
+    /// [`for_new_slots`](Self::for_new_slots) over some of the slots: `picked` gives, in
+    /// increasing order of slot, a key passed to `f`, the slot, and the index in `merged` of
+    /// its run ([`leaf_run_indexes`](Self::leaf_run_indexes) of a list it is part of). Folding
+    /// into a maximum over a set of slots that only shrinks from call to call, a run's block
+    /// is still read once.
+    #[inline]
+    pub fn for_new_slots_of_runs(
+        &self,
+        root: u32,
+        picked: impl Iterator<Item = (usize, u32, u32)>,
+        merged: &mut [u32],
         mut f: impl FnMut(usize, u32),
     ) {
-        let mut leaf_of = u32::MAX;
+        let mut run = u32::MAX;
         let mut leaf = EMPTY;
-        let mut run = usize::MAX;
         let mut skip = false;
-        for (i, &s) in slots.iter().enumerate() {
-            let want = s >> FANOUT_BITS;
-            if want != leaf_of {
-                leaf_of = want;
+        for (key, s, r) in picked {
+            if r != run {
+                run = r;
                 leaf = self.leaf(root, s);
-                run = run.wrapping_add(1);
-                skip = merged[run] == leaf;
-                merged[run] = leaf;
+                skip = merged[r as usize] == leaf;
+                merged[r as usize] = leaf;
             }
             if !skip {
-                f(i, self.in_leaf(leaf, s));
+                f(key, self.in_leaf(leaf, s));
             }
         }
     }
@@ -936,6 +973,36 @@ mod tests {
                 let mut again = 0;
                 forest.for_new_slots(root, &some, &mut merged, |_, _| again += 1);
                 assert_eq!(again, 0, "nodes of a cone just merged read again");
+                // Over a set of slots that shrinks from cone to cone (all of `some`, then
+                // every other one), the runs named by index: each slot's maximum over the
+                // cones whose set held it.
+                let mut runs = Vec::new();
+                ConeForest::leaf_run_indexes(&some, &mut runs);
+                assert_eq!(
+                    runs.last().map_or(0, |&r| r as usize + 1),
+                    ConeForest::leaf_runs(&some)
+                );
+                let mut merged = vec![u32::MAX; ConeForest::leaf_runs(&some)];
+                let mut max = vec![0; some.len()];
+                for (r, step) in [(root, 1), (*other, 2), (root, 2)] {
+                    let picked = (0..some.len()).step_by(step).map(|i| (i, some[i], runs[i]));
+                    forest.for_new_slots_of_runs(r, picked, &mut merged, |i, n| {
+                        max[i] = max[i].max(depth(n));
+                    });
+                }
+                let want: Vec<u32> = some
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| {
+                        let mine = depth(flat[s as usize]);
+                        if i % 2 == 0 {
+                            mine.max(depth(other_flat[s as usize]))
+                        } else {
+                            mine
+                        }
+                    })
+                    .collect();
+                assert_eq!(max, want);
             }
             roots.push(root);
             flats.push(flat);

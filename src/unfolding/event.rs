@@ -957,20 +957,29 @@ impl EventStore {
         self.node_entry(self.cones.get(self.cone(e), s))
     }
 
-    /// Raises `depths[i]` to the depth of `[e]` on `slots[i]`, for sorted `slots`, skipping
-    /// the runs of `slots` in one leaf of `[e]`'s cone whose block `merged` names (their
-    /// depths are in already); see [`ConeForest::for_new_slots`].
+    /// Raises `depths[i]` to the depth of `[e]` on `slots[i]` for the indexes `i` in
+    /// `picked` (increasing; `slots` sorted), skipping the runs of `slots` in one leaf of
+    /// `[e]`'s cone whose block `merged` names (their depths are in already): `runs[i]` is
+    /// `slots[i]`'s run; see [`ConeForest::for_new_slots_of_runs`].
     pub fn raise_to_cone_depths(
         &self,
         e: EventId,
         slots: &[Slot],
+        picked: &[u32],
+        runs: &[u32],
         depths: &mut [u32],
         merged: &mut [u32],
     ) {
-        self.cones
-            .for_new_slots(self.cone(e), slots, merged, |i, node| {
+        self.cones.for_new_slots_of_runs(
+            self.cone(e),
+            picked
+                .iter()
+                .map(|&i| (i as usize, slots[i as usize], runs[i as usize])),
+            merged,
+            |i, node| {
                 depths[i] = depths[i].max(self.nodes[node as usize].depth);
-            });
+            },
+        );
     }
 
     /// The cone entry of a node.
