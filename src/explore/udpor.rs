@@ -1539,10 +1539,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         xs.clear();
         fixed.clear();
         fixed.resize(k, false);
-        floors.clear();
+        // The floors and merged blocks of the levels past the first are written before they
+        // are read: the room keeps its length (and old values) from search to search.
+        if floors.len() < k {
+            floors.resize(k, 0);
+        }
         for (i, &s) in slots.iter().enumerate() {
             let at = self.e_cone_at(e, s);
-            floors.push(at.depth);
+            floors[i] = at.depth;
             if self.on_e[s as usize] {
                 xs.push(at);
                 fixed[i] = true;
@@ -1560,14 +1564,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         // Level f's floors are read when slot `order[f]` is chosen, and raised into level
         // f + 1's; with one open slot or none, nothing is raised.
         let levels = order.len().max(1);
-        floors.resize(k * levels, 0);
+        if floors.len() < k * levels {
+            floors.resize(k * levels, 0);
+        }
         run_of.clear();
         if levels > 1 {
             ConeForest::leaf_run_indexes(slots, run_of);
         }
         let runs = run_of.last().map_or(0, |&r| r as usize + 1);
-        merged.clear();
-        merged.resize(runs * levels, u32::MAX);
+        if merged.len() < runs * levels {
+            merged.resize(runs * levels, u32::MAX);
+        }
+        merged[..runs].fill(u32::MAX);
         rest.clear();
         lowered.clear();
         let mut search = HistorySearch {
