@@ -238,6 +238,8 @@ struct Frame {
 /// The state of the search for the histories of one transition through a new event.
 struct HistorySearch<'a> {
     t: Transition,
+    /// The event just added to `C`, through which the histories go.
+    e: EventId,
     /// The slots of `t`.
     slots: &'a [Slot],
     /// The open slots (indexes into `slots`), in the order they are chosen.
@@ -1580,6 +1582,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         lowered.clear();
         let mut search = HistorySearch {
             t,
+            e,
             slots,
             order,
             guards,
@@ -1622,7 +1625,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     .zip(&search.xs)
                     .all(|(&s, y)| self.store.cone_at(x.event, s).depth <= y.depth)
             }));
-            if let Some(ev) = self.make_event(search.t, &search.xs)? {
+            if let Some(ev) = self.make_event(search.t, search.e, &search.xs)? {
                 out.push(ev);
             }
             return Ok(());
@@ -1736,17 +1739,31 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     }
 
     /// The event `<t, ⋃[x_s]>` if `t` is enabled after that history (found or created).
-    fn make_event(&mut self, t: Transition, xs: &[ConeEntry]) -> Result<Option<EventId>, Overflow> {
+    ///
+    /// `e`, the event just added to `C`, is in the history, and maximal there (no event of
+    /// `C` is above it): the other last events that lie in `[e]` are left out at once.
+    fn make_event(
+        &mut self,
+        t: Transition,
+        e: EventId,
+        xs: &[ConeEntry],
+    ) -> Result<Option<EventId>, Overflow> {
         // Scratch buffers, taken and given back: this runs once per candidate history.
         let mut cands = std::mem::take(&mut self.cands_scratch);
         cands.clear();
+        for (x, i) in xs.iter().zip(0..) {
+            let s = self.store.slots().of(t)[i];
+            // (Looked up once per push: the search set out from [e]'s depths.)
+            if x.event != e && self.e_cone_at(e, s).depth < x.depth {
+                cands.push(Candidate {
+                    event: x.event,
+                    slot: s,
+                    depth: x.depth,
+                    size: 0,
+                });
+            }
+        }
         let store = &self.store;
-        cands.extend(xs.iter().zip(store.slots().of(t)).map(|(x, &s)| Candidate {
-            event: x.event,
-            slot: s,
-            depth: x.depth,
-            size: 0,
-        }));
         cands.sort_unstable_by_key(|c| c.event);
         cands.dedup_by_key(|c| c.event);
         for c in &mut cands {
@@ -1758,6 +1775,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         // as deep as `p` on a slot of `p`'s, here the one `p` was found on.
         let mut preds = std::mem::take(&mut self.preds_scratch);
         preds.clear();
+        preds.push(e);
         let mut kept = 0;
         for i in 0..cands.len() {
             let p = cands[i];
@@ -1771,12 +1789,21 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     .iter()
                     .any(|q| q.event != p.event && store.leq_in_configuration(p.event, q.event))
             );
+            debug_assert!(!store.leq_in_configuration(p.event, e));
             if !below {
                 cands[kept] = p;
                 kept += 1;
                 preds.push(p.event);
             }
         }
+        // Sorted, as the store names histories.
+        preds.sort_unstable();
+        debug_assert!(xs.iter().all(|x| {
+            preds.contains(&x.event)
+                || preds
+                    .iter()
+                    .any(|&q| store.leq_in_configuration(x.event, q))
+        }));
         self.cands_scratch = cands;
         let result = self.make_event_with(t, &preds, xs);
         self.preds_scratch = preds;
