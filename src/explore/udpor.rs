@@ -388,6 +388,12 @@ struct Explorer<'s, S: System + ?Sized> {
     /// states), of `built` (log ids) and of `extensions_through`.
     preds_scratch: Vec<EventId>,
     cands_scratch: Vec<Candidate>,
+    /// The events a step may pick, and the events of `A` enabled in `C` (scratch room of
+    /// every step of the exploration).
+    picks_scratch: Vec<EventId>,
+    a_in_c_scratch: Vec<EventId>,
+    /// Lists of the frames popped, kept for the `A` of the frames pushed.
+    spare_lists: Vec<Vec<EventId>>,
     state_scratch: Vec<u64>,
     log_preds_scratch: Vec<LogId>,
     search_scratch: SearchScratch,
@@ -829,6 +835,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             measured_at: 0,
             preds_scratch: Vec::new(),
             cands_scratch: Vec::new(),
+            picks_scratch: Vec::new(),
+            a_in_c_scratch: Vec::new(),
+            spare_lists: Vec::new(),
             state_scratch: Vec::new(),
             log_preds_scratch: Vec::new(),
             search_scratch: SearchScratch::default(),
@@ -1112,61 +1121,67 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                             self.sample_u_and_g(&frames);
                             next_sample = steps + self.store.id_bound() as u64;
                         }
-                        frames.pop();
+                        self.pop_frame(&mut frames);
                         continue;
                     }
                     if level >= self.opts.max_depth {
                         self.stats.depth_cut += 1;
-                        frames.pop();
+                        self.pop_frame(&mut frames);
                         continue;
                     }
-                    let candidates: Vec<EventId> = if frame.a.is_empty() {
-                        self.en
-                            .events(level)
-                            .iter()
-                            .copied()
-                            .filter(|&e| !self.disabled.contains(e))
-                            .collect()
+                    // (Scratch room, taken and given back: this runs at every step.)
+                    let mut candidates = std::mem::take(&mut self.picks_scratch);
+                    candidates.clear();
+                    if frame.a.is_empty() {
+                        candidates.extend(
+                            self.en
+                                .events(level)
+                                .iter()
+                                .copied()
+                                .filter(|&e| !self.disabled.contains(e)),
+                        );
                     } else {
                         // en(C) ∩ A: the events of A whose history lies in C. Found from A, which
                         // is usually far shorter than en(C); several are put in en(C)'s order,
                         // which the picks follow.
-                        let mut found: Vec<EventId> = frame
-                            .a
-                            .iter()
-                            .copied()
-                            .filter(|&x| self.enabled_in_c(x))
-                            .collect();
+                        let mut found = std::mem::take(&mut self.a_in_c_scratch);
+                        found.clear();
+                        found.extend(frame.a.iter().copied().filter(|&x| self.enabled_in_c(x)));
                         if found.len() > 1 {
-                            let wanted: FxHashSet<EventId> = found.iter().copied().collect();
-                            found.clear();
-                            found.extend(
+                            found.sort_unstable();
+                            candidates.extend(
                                 self.en
                                     .events(level)
                                     .iter()
                                     .copied()
-                                    .filter(|e| wanted.contains(e)),
+                                    .filter(|e| found.binary_search(e).is_ok()),
                             );
+                        } else {
+                            candidates.extend_from_slice(&found);
                         }
-                        debug_assert!(found.iter().all(|e| self.en.events(level).contains(e)));
+                        self.a_in_c_scratch = found;
+                        debug_assert!(candidates.iter().all(|e| self.en.events(level).contains(e)));
                         debug_assert_eq!(
-                            found.len(),
+                            candidates.len(),
                             self.en
                                 .events(level)
                                 .iter()
                                 .filter(|e| frame.a.contains(e))
                                 .count()
                         );
-                        found
-                    };
+                    }
                     if candidates.is_empty() {
+                        self.picks_scratch = candidates;
                         self.stats.blocked += 1;
-                        frames.pop();
+                        self.pop_frame(&mut frames);
                         continue;
                     }
                     let e = self.pick(&candidates);
+                    self.picks_scratch = candidates;
                     debug_assert!(!self.disabled.contains(e), "C and D stay disjoint");
-                    let rest: Vec<EventId> = frame.a.iter().copied().filter(|&x| x != e).collect();
+                    let mut rest = self.spare_lists.pop().unwrap_or_default();
+                    rest.clear();
+                    rest.extend(frame.a.iter().copied().filter(|&x| x != e));
                     frame.e = e;
                     frame.stage = Stage::AfterFirst;
                     self.push(e)?;
@@ -1200,7 +1215,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     let e = frame.e;
                     let popped = self.disabled.pop();
                     debug_assert_eq!(popped, Some(e));
-                    frames.pop();
+                    self.pop_frame(&mut frames);
                     if self.opts.cache == Cache::Off {
                         // Remove(e, C, D): everything outside U leaves memory.
                         self.sample_u_and_g(&frames);
@@ -1210,6 +1225,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             }
         }
         Ok(())
+    }
+
+    /// Pops the top frame, keeping its list for a frame to come.
+    fn pop_frame(&mut self, frames: &mut Vec<Frame>) {
+        if let Some(f) = frames.pop()
+            && f.a.capacity() > 0
+        {
+            self.spare_lists.push(f.a);
+        }
     }
 
     fn pick(&mut self, candidates: &[EventId]) -> EventId {
