@@ -1655,6 +1655,26 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             return Ok(());
         }
         let k = search.slots.len();
+        // When every slot still open has its floor at C's last event there (as on most
+        // levels of most searches), each has that one candidate, and choosing them raises no
+        // floor that matters: the history is complete once they pass their guards. (They
+        // stay within the choices made: a floor at C's last event `x` means that `x` lies in
+        // `[e]` or in the cone of a choice, which all stay within one another.)
+        let floors = &search.floors[f * k..(f + 1) * k];
+        if search.order[f..]
+            .iter()
+            .all(|&j| floors[j] == self.top[search.slots[j] as usize].depth)
+        {
+            for &j in &search.order[f..] {
+                let cand = self.top[search.slots[j] as usize];
+                debug_assert!(self.within_choices(search, f, cand));
+                if !self.guards_hold(search, j, cand) {
+                    return Ok(());
+                }
+                search.xs[j] = cand;
+            }
+            return self.enumerate(search, search.order.len(), out);
+        }
         let i = search.order[f];
         let s = search.slots[i];
         let floor = search.floors[f * k + i];
