@@ -164,15 +164,17 @@ impl ConeForest {
         }
     }
 
-    /// The runs of the sorted `slots` that lie in one leaf: their number.
+    /// The runs of the sorted `slots` that lie in one leaf: their number (for the tests, a
+    /// count made apart from [`leaf_run_indexes`](Self::leaf_run_indexes)).
+    #[cfg(test)]
     pub fn leaf_runs(slots: &[u32]) -> usize {
         slots
             .chunk_by(|a, b| a >> FANOUT_BITS == b >> FANOUT_BITS)
             .count()
     }
 
-    /// For each of the sorted `slots`, the index of its run of slots in one leaf
-    /// ([`leaf_runs`](Self::leaf_runs) counts them), written to `runs`.
+    /// For each of the sorted `slots`, the index of its run of slots in one leaf (runs of
+    /// consecutive slots that one leaf block holds), written to `runs`.
     pub fn leaf_run_indexes(slots: &[u32], runs: &mut Vec<u32>) {
         runs.clear();
         let mut run = 0;
@@ -184,13 +186,10 @@ impl ConeForest {
         }
     }
 
-    /// The nodes of cone `root` on the sorted `slots`, passed to `f` with their index (one
-    /// descent per leaf, not per slot), skipping each run of `slots` in one leaf whose block
-    /// is the one `merged` names for that run, and naming in `merged` the blocks read:
-    /// `merged` has one entry per run ([`leaf_runs`](Self::leaf_runs)), `u32::MAX` for none.
-    /// A caller that folds the nodes into a maximum needs a block once; blocks do not change
-    /// while in use.
-    #[inline]
+    /// [`for_new_slots_of_runs`](Self::for_new_slots_of_runs) over all of the sorted
+    /// `slots`, keyed by their index (the search for histories folds over sub-lists; this form
+    /// is for the tests).
+    #[cfg(test)]
     pub fn for_new_slots(
         &self,
         root: u32,
@@ -198,25 +197,20 @@ impl ConeForest {
         merged: &mut [u32],
         f: impl FnMut(usize, u32),
     ) {
-        let mut run = 0;
-        self.for_new_slots_of_runs(
-            root,
-            slots.iter().enumerate().map(|(i, &s)| {
-                if i > 0 && slots[i - 1] >> FANOUT_BITS != s >> FANOUT_BITS {
-                    run += 1;
-                }
-                (i, s, run)
-            }),
-            merged,
-            f,
-        );
+        let mut runs = Vec::new();
+        Self::leaf_run_indexes(slots, &mut runs);
+        let picked = slots.iter().zip(&runs).enumerate();
+        self.for_new_slots_of_runs(root, picked.map(|(i, (&s, &r))| (i, s, r)), merged, f);
     }
 
-    /// [`for_new_slots`](Self::for_new_slots) over some of the slots: `picked` gives, in
-    /// increasing order of slot, a key passed to `f`, the slot, and the index in `merged` of
-    /// its run ([`leaf_run_indexes`](Self::leaf_run_indexes) of a list it is part of). Folding
-    /// into a maximum over a set of slots that only shrinks from call to call, a run's block
-    /// is still read once.
+    /// The nodes of cone `root` on some sorted slots, passed to `f` (one descent per leaf, not
+    /// per slot): `picked` gives, in increasing order of slot, a key passed to `f`, the slot,
+    /// and the index in `merged` of its run of slots in one leaf
+    /// ([`leaf_run_indexes`](Self::leaf_run_indexes) of a list it is part of). A run whose
+    /// block is the one `merged` names for it is skipped, and `merged` names the blocks read
+    /// (`u32::MAX` for none). A caller that folds the nodes into a maximum over a set of slots
+    /// that only shrinks from call to call needs a block once; blocks do not change while in
+    /// use.
     #[inline]
     pub fn for_new_slots_of_runs(
         &self,
