@@ -45,8 +45,6 @@
 //! that fixes the resource's value is chosen; candidate histories are still exponential in the
 //! worst case, and the limits are checked inside the enumeration.
 
-use std::cell::Cell;
-
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
@@ -325,9 +323,14 @@ struct Explorer<'s, S: System + ?Sized> {
     /// `s` is the first slot that transition shares with `d`'s label.
     first_shared: Vec<(u32, bool)>,
     first_shared_round: u32,
-    /// Scratch room of `refresh_icf`: immediate conflicts found in a node's groups of
-    /// children, with their positions.
-    found_scratch: Vec<(u32, EventId)>,
+    /// Scratch room of `refresh_icf`: the siblings of `d` that may be in immediate conflict
+    /// with it (their histories not yet compared), with their positions among the children.
+    sibling_scratch: Vec<(u32, EventId)>,
+    /// The events of `sibling_scratch`, and whether each parts from `d` on one slot.
+    sibling_events: Vec<EventId>,
+    parted: Vec<bool>,
+    /// Scratch room of the cones' lookups for `parted`.
+    cone_room: Vec<u32>,
     /// Scratch room of `push`: the extensions found through the event it adds.
     extensions_scratch: Vec<EventId>,
     /// By slot: `[e]`'s entry there for the event `e` that push number `.0` added.
@@ -480,6 +483,10 @@ struct Dependents {
     /// By slot: its classes, in the order of `members`.
     classes: Rows<GuardClass>,
 }
+
+/// Candidates of `refresh_icf` whose cones are read together (see
+/// [`EventStore::histories_part_on_each`]).
+const SIBLING_CHUNK: usize = 32;
 
 /// What puts members of a slot in one class: the resource of their guard on the slot and its
 /// [`System::guard_class`] (or the transition itself, when it has none); `None` for members
@@ -804,7 +811,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             on_e: Vec::new(),
             d_parent: Vec::new(),
             first_shared: Vec::new(),
-            found_scratch: Vec::new(),
+            sibling_scratch: Vec::new(),
+            sibling_events: Vec::new(),
+            parted: Vec::new(),
+            cone_room: Vec::new(),
             extensions_scratch: Vec::new(),
             first_shared_round: 0,
             e_cone: Vec::new(),
@@ -2329,7 +2339,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         for (k, &s) in self.store.event_slots(d).iter().enumerate() {
             self.d_parent[s as usize] = self.store.parent_node_on_kth(d, k) as u32;
         }
-        let parting = Cell::new(None);
+        // The slot on which the last candidate's history parted from `d`'s: siblings alike
+        // part alike, so it is tried first.
+        let mut parting = None;
+        let mut siblings = std::mem::take(&mut self.sibling_scratch);
         for k in 0..n {
             let s = self.store.event_slots(d)[k];
             let parent = self.d_parent[s as usize] as usize;
@@ -2371,59 +2384,42 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
                 *first
             };
-            // Once `c` is known to have `d`'s parents on the slots they share: whether it is
-            // in immediate conflict with `d`, and kept. Siblings whose histories part from
-            // `d`'s mostly part on the same slot: the last one found is tried first.
-            let compatible = |c: EventId| {
-                if (cutoffs && cutoff[c as usize]) || c == d {
-                    return false;
-                }
-                if let Some(y) = parting.get()
-                    && store.histories_part_on(d, c, y)
-                {
-                    debug_assert!(!store.histories_compatible(d, c));
-                    return false;
-                }
-                let slot = store.histories_parting_slot(d, c);
-                if slot.is_some() {
-                    parting.set(slot);
-                }
-                slot.is_none()
-            };
+            // Whether `c` may be in immediate conflict with `d`, before their histories are
+            // compared (`siblings` gathers those, with their positions).
+            let candidate = |c: EventId| !(cutoffs && cutoff[c as usize]) && c != d;
+            // What the scan must find, for debug builds.
             let in_conflict = |c: EventId, lc: Transition| {
-                if cutoffs && cutoff[c as usize] {
-                    return false;
-                }
-                let siblings_everywhere = slot_map.of(lc).iter().enumerate().all(|(j, &x)| {
-                    let want = d_parent[x as usize];
-                    want == u32::MAX || x <= s || store.parent_node_on_kth(c, j) as u32 == want
-                });
-                let found = siblings_everywhere && compatible(c);
-                debug_assert_eq!(
-                    found,
-                    first_shared_is(slot_map.of(lc), s, d_parent)
-                        && store.immediate_conflict_first_on(d, c, s)
-                );
-                found
+                !(cutoffs && cutoff[c as usize])
+                    && first_shared_is(slot_map.of(lc), s, d_parent)
+                    && store.immediate_conflict_first_on(d, c, s)
             };
+            siblings.clear();
             let mut reads = 0;
-            match new {
+            let grouped = match new {
                 LabeledChildren::Each(children) => {
-                    for c in children {
+                    for (p, c) in children.enumerate() {
                         reads += 1;
                         let lc = store.label(c);
-                        if first_here(lc) && in_conflict(c, lc) {
-                            memo.events.push(c);
+                        if first_here(lc)
+                            && candidate(c)
+                            && slot_map.of(lc).iter().enumerate().all(|(j, &x)| {
+                                let want = d_parent[x as usize];
+                                want == u32::MAX
+                                    || x <= s
+                                    || store.parent_node_on_kth(c, j) as u32 == want
+                            })
+                        {
+                            siblings.push((p as u32, c));
+                        } else {
+                            debug_assert!(!in_conflict(c, lc));
                         }
                     }
+                    false
                 }
                 LabeledChildren::Grouped { all, groups, from } => {
                     // The labels whose events are kept on another slot are skipped whole; the
                     // parents on the other slots shared with `d` are compared in the group's
-                    // columns (most siblings differ there), and the events found are put back
-                    // in the order they were added.
-                    let mut found = std::mem::take(&mut self.found_scratch);
-                    found.clear();
+                    // columns (most siblings differ there).
                     let mut filter: SmallVec<[(u32, usize); 8]> = SmallVec::new();
                     for group in groups {
                         reads += 1;
@@ -2444,9 +2440,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                             reads += 1;
                             let p = row[0];
                             let c = all[p as usize];
-                            if filter.iter().all(|&(want, at)| row[at] == want) && compatible(c) {
-                                debug_assert!(in_conflict(c, lc));
-                                found.push((p, c));
+                            if filter.iter().all(|&(want, at)| row[at] == want) && candidate(c) {
+                                siblings.push((p, c));
                             } else {
                                 debug_assert!(!in_conflict(c, lc));
                             }
@@ -2458,14 +2453,67 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                             None => rows.for_each(test),
                         }
                     }
-                    found.sort_unstable();
-                    memo.events.extend(found.iter().map(|&(_, c)| c));
-                    self.found_scratch = found;
+                    true
+                }
+            };
+            // The events found are kept in the order they were added.
+            if grouped {
+                siblings.sort_unstable();
+            }
+            self.sibling_events.clear();
+            self.sibling_events.extend(siblings.iter().map(|&(_, c)| c));
+            // Most candidates part from `d` on the slot the last one did: that slot is tried
+            // on a chunk of them at once, and the others are compared whole.
+            for chunk in self.sibling_events.chunks(SIBLING_CHUNK) {
+                let mut rest = chunk;
+                if parting.is_none() {
+                    // The first one is compared whole, to find a slot to try on the others.
+                    let (&c, others) = rest.split_first().expect("chunks are not empty");
+                    rest = others;
+                    match store.histories_parting_slot(d, c) {
+                        Some(y) => parting = Some(y),
+                        None => memo.events.push(c),
+                    }
+                    debug_assert_eq!(parting.is_none(), in_conflict(c, store.label(c)));
+                }
+                let tried = parting;
+                match tried {
+                    Some(y) => store.histories_part_on_each(
+                        d,
+                        y,
+                        rest,
+                        &mut self.cone_room,
+                        &mut self.parted,
+                    ),
+                    None => {
+                        // Every candidate so far was kept: the others are compared whole.
+                        self.parted.clear();
+                        self.parted.resize(rest.len(), false);
+                    }
+                }
+                for (&c, &parted) in rest.iter().zip(&self.parted) {
+                    // Parted on the slot tried, or on the one a candidate parted on since.
+                    let parted = parted
+                        || (parting != tried
+                            && parting.is_some_and(|y| store.histories_part_on(d, c, y)));
+                    let found = !parted
+                        && match store.histories_parting_slot(d, c) {
+                            Some(y) => {
+                                parting = Some(y);
+                                false
+                            }
+                            None => true,
+                        };
+                    debug_assert_eq!(found, in_conflict(c, store.label(c)), "{d} and {c}");
+                    if found {
+                        memo.events.push(c);
+                    }
                 }
             }
             self.stats.sibling_reads += reads;
             memo.seen[k] = self.store.last_child_of_node(parent);
         }
+        self.sibling_scratch = siblings;
         for &s in self.store.event_slots(d) {
             self.d_parent[s as usize] = u32::MAX;
         }

@@ -154,6 +154,23 @@ impl ConeForest {
         self.in_leaf(self.leaf(root, s), s)
     }
 
+    /// [`get`](Self::get) for many cones on one slot: `roots` are replaced by their nodes on
+    /// slot `s`. The lookups go level by level across all the cones, so that their cache
+    /// misses overlap instead of each waiting for the one before.
+    pub fn get_each(&self, s: u32, roots: &mut [u32]) {
+        for level in (1..self.height).rev() {
+            let at = ((s >> Self::shift(level)) as usize) & (FANOUT - 1);
+            for b in roots.iter_mut() {
+                if *b != EMPTY {
+                    *b = self.tree_block(*b)[at];
+                }
+            }
+        }
+        for b in roots.iter_mut() {
+            *b = self.in_leaf(*b, s);
+        }
+    }
+
     /// The node of slot `s` in its leaf block `leaf` ([`EMPTY`]: ⊥'s node `s`).
     #[inline]
     fn in_leaf(&self, leaf: u32, s: u32) -> u32 {
@@ -901,6 +918,13 @@ mod tests {
             let root = forest.build(&input_roots, &own, deeper);
             for s in 0..slots {
                 assert_eq!(forest.get(root, s), flat[s as usize], "slot {s}");
+            }
+            // Every cone so far and this one at once, on each slot.
+            for s in 0..slots {
+                let mut nodes: Vec<u32> = roots.iter().copied().chain([root]).collect();
+                forest.get_each(s, &mut nodes);
+                let want: Vec<u32> = flats.iter().chain([&flat]).map(|f| f[s as usize]).collect();
+                assert_eq!(nodes, want, "slot {s}, all cones");
             }
             let all: Vec<u32> = (0..slots).collect();
             let mut merged = vec![u32::MAX; ConeForest::leaf_runs(&all)];
