@@ -167,7 +167,7 @@ struct WideChildren {
 pub struct ChildGroup {
     label: Transition,
     /// One allocation: the number `k` of columns, the `k` slot indexes (in the label's slots)
-    /// they are for, then one row of `1 + k` words per child, in the order of the positions:
+    /// they are for, increasing, then one row of `1 + k` words per child, in the order of the positions:
     /// its position, then its parents' nodes on those slots.
     data: Vec<u32>,
     /// In large groups, the rows sorted by one column: a scan for the siblings with one
@@ -226,9 +226,10 @@ impl ChildGroup {
     /// Where, in a row of [`rows_from`](Self::rows_from), the column of the label's `j`-th
     /// slot is, if a scan asked for it ([`EventStore::index_children`]).
     pub fn column(&self, j: usize) -> Option<usize> {
+        // Sorted: a scan asks for dozens of columns of labels on dozens of slots.
         self.columns()
-            .iter()
-            .position(|&k| k as usize == j)
+            .binary_search(&(j as u32))
+            .ok()
             .map(|at| at + 1)
     }
 
@@ -266,13 +267,19 @@ impl ChildGroup {
     /// there of the child at position `p`.
     fn add_column(&mut self, j: usize, parent: impl Fn(u32, usize) -> u32) {
         let (stride, len) = (self.stride(), self.len());
+        let columns = self.columns();
+        // The columns stay sorted by slot index: the new one goes in at `at` in every row.
+        let at = columns.partition_point(|&k| (k as usize) < j);
+        debug_assert!(columns.get(at) != Some(&(j as u32)), "column {j} exists");
         let mut data = Vec::with_capacity(self.data.len() + 1 + len);
         data.push(self.data[0] + 1);
-        data.extend_from_slice(self.columns());
+        data.extend_from_slice(&columns[..at]);
         data.push(j as u32);
+        data.extend_from_slice(&columns[at..]);
         for row in self.table().chunks_exact(stride) {
-            data.extend_from_slice(row);
+            data.extend_from_slice(&row[..1 + at]);
             data.push(parent(row[0], j));
+            data.extend_from_slice(&row[1 + at..]);
         }
         self.data = data;
     }
@@ -2007,6 +2014,13 @@ mod tests {
         check(&group, at);
         // A second column moves no row number; the first stays indexed.
         group.add_column(0, parent);
+        for j in [0, 1] {
+            let at = group.column(j).unwrap();
+            assert!(
+                group.rows_from(0).all(|row| row[at] == parent(row[0], j)),
+                "column {j} holds the parents there"
+            );
+        }
         check(&group, group.column(1).unwrap());
         check(&group, group.column(0).unwrap());
         // Removing a row renumbers the rows after it: the index is dropped, then rebuilt.
