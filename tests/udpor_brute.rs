@@ -162,29 +162,34 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
         prop_assert!(u.complete());
     }
     // Every transition's possible extensions found through guard classes, as for large
-    // systems, instead of from its list of dependents.
-    let classes = udpor::explore(
-        &sys,
-        &UdporOptions {
-            listed_dependents: 0,
-            pick: Pick::Last,
-            ..UdporOptions::default()
-        },
-        &case_limits(),
-        &mut |_| {},
-    );
-    prop_assert!(classes.is_ok());
-    let classes = classes.unwrap();
-    prop_assert_eq!(
-        (
-            classes.maximal_configurations,
-            classes.events,
-            classes.blocked,
-            classes.deadlocks
-        ),
-        (b.traces, b.events, 0, b.deadlocks),
-        "guard classes"
-    );
+    // systems, instead of from its list of dependents: joined as bitsets, and (as where
+    // those would take too much memory) member by member.
+    for class_bitset_words in [UdporOptions::default().class_bitset_words, 0] {
+        let classes = udpor::explore(
+            &sys,
+            &UdporOptions {
+                listed_dependents: 0,
+                class_bitset_words,
+                pick: Pick::Last,
+                ..UdporOptions::default()
+            },
+            &case_limits(),
+            &mut |_| {},
+        );
+        prop_assert!(classes.is_ok());
+        let classes = classes.unwrap();
+        prop_assert_eq!(
+            (
+                classes.maximal_configurations,
+                classes.events,
+                classes.blocked,
+                classes.deadlocks
+            ),
+            (b.traces, b.events, 0, b.deadlocks),
+            "guard classes, {} words of bitsets",
+            class_bitset_words
+        );
+    }
     // States hundreds of words wide, kept in shared blocks, with the cache off too (events
     // evicted give their blocks back, and rebuilt ones take them again).
     let wide = padded(net, 300);
