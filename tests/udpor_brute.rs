@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use unfold::explore::limits::Limits;
 use unfold::explore::reach::reach_net;
-use unfold::explore::udpor::{self, Cache, Pick, UdporOptions, UdporStats};
+use unfold::explore::udpor::{self, Cache, ClassBitsets, Pick, UdporOptions, UdporStats};
 use unfold::explore::{brute, traces};
 use unfold::model::net::{ArcKind, Net, NetBuilder};
 use unfold::model::net_system::NetSystem;
@@ -164,12 +164,12 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     // Every transition's possible extensions found through guard classes, as for large
     // systems, instead of from its list of dependents: joined as bitsets, and (as where
     // those would take too much memory) member by member.
-    for class_bitset_words in [UdporOptions::default().class_bitset_words, 0] {
+    for class_bitsets in [ClassBitsets::Always, ClassBitsets::Never] {
         let classes = udpor::explore(
             &sys,
             &UdporOptions {
                 listed_dependents: 0,
-                class_bitset_words,
+                class_bitsets,
                 pick: Pick::Last,
                 ..UdporOptions::default()
             },
@@ -186,8 +186,8 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
                 classes.deadlocks
             ),
             (b.traces, b.events, 0, b.deadlocks),
-            "guard classes, {} words of bitsets",
-            class_bitset_words
+            "guard classes, bitsets {:?}",
+            class_bitsets
         );
     }
     // States hundreds of words wide, kept in shared blocks, with the cache off too (events

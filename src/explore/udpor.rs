@@ -98,14 +98,24 @@ pub struct UdporOptions {
     /// extensions are found through its slots' guard classes. Tests set 0 so that small
     /// systems take the path of large ones.
     pub listed_dependents: usize,
-    /// Most words of bitsets over transitions' dependents by guard class (see
-    /// `Dependents`); past that, the classes' members are gathered one by one. Tests set 0
-    /// so that this path is taken too.
-    pub class_bitset_words: usize,
+    /// Which transitions gather their dependents from guard classes as bitsets (see
+    /// `Dependents`) rather than member by member.
+    pub class_bitsets: ClassBitsets,
     /// How the event store lays out the events' cones.
     pub cones: ConeLayout,
     /// How the event store computes the states of new events' histories.
     pub history_states: HistoryStates,
+}
+
+/// Which transitions with no list of dependents keep bitsets of them by guard class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClassBitsets {
+    /// Those whose slots name each dependent several times, within a memory budget.
+    Auto,
+    /// All of them (tests: small systems then take the path of large ones).
+    Always,
+    /// None: the classes' members are gathered one by one.
+    Never,
 }
 
 /// The fate of the events `Remove` takes out of `U` (the garbage set `G`).
@@ -130,7 +140,7 @@ impl Default for UdporOptions {
             record_states: false,
             cache: Cache::Bounded,
             listed_dependents: 256,
-            class_bitset_words: 4 << 20,
+            class_bitsets: ClassBitsets::Auto,
             cones: ConeLayout::Auto,
             history_states: HistoryStates::Auto,
         }
@@ -333,7 +343,10 @@ struct Explorer<'s, S: System + ?Sized> {
     /// Scratch room of `refresh_icf`: the siblings of `d` that may be in immediate conflict
     /// with it (their histories not yet compared), with their positions among the children.
     sibling_scratch: Vec<(u32, EventId)>,
-    /// The events of `sibling_scratch`, and whether each parts from `d` on one slot.
+    /// Scratch room of `refresh_icf`: the immediate conflicts found, with their positions.
+    found_scratch: Vec<(u32, EventId)>,
+    /// The events of a chunk of `sibling_scratch`, and whether each parts from `d` on one
+    /// slot.
     sibling_events: Vec<EventId>,
     parted: Vec<bool>,
     /// Scratch room of the cones' lookups for `parted`.
@@ -505,6 +518,10 @@ struct Dependents {
     class_bits: Vec<u64>,
 }
 
+/// How many times, at least, a transition's slots must name each of its dependents on
+/// average for it to keep bitsets.
+const REPEATS_FOR_BITSETS: usize = 4;
+
 /// A transition's entry in `Dependents::bits_at` when it has no bitsets.
 const NO_BITS: usize = usize::MAX;
 
@@ -531,13 +548,16 @@ impl Dependents {
     /// Most listed entries in all (32 MiB).
     const LISTED_ENTRIES: usize = 8 << 20;
 
+    /// Most words of bitsets in all (32 MiB), with [`ClassBitsets::Auto`].
+    const BITSET_WORDS: usize = 4 << 20;
+
     fn new<S: System + ?Sized>(
         sys: &S,
         slots: &crate::unfolding::slots::SlotMap,
         members: &Rows<Transition>,
         guards: &Rows<Guard>,
         listed: usize,
-        bitset_words: usize,
+        bitsets: ClassBitsets,
     ) -> Self {
         let n = sys.transition_count();
         let mut deps = Dependents {
@@ -623,13 +643,21 @@ impl Dependents {
                     }
                 }));
         }
-        deps.build_bitsets(slots, bitset_words);
+        deps.build_bitsets(slots, bitsets);
         deps
     }
 
-    /// The bitsets of the transitions with no list, while they fit in `budget` words.
-    fn build_bitsets(&mut self, slots: &crate::unfolding::slots::SlotMap, budget: usize) {
+    /// The bitsets of the transitions with no list, as `mode` says. `Auto` keeps them while
+    /// they fit in [`Self::BITSET_WORDS`] words and their members, read slot by slot, in twice
+    /// as many reads (`n` transitions on one slot would otherwise cost n² reads here).
+    fn build_bitsets(&mut self, slots: &crate::unfolding::slots::SlotMap, mode: ClassBitsets) {
         let n = self.is_listed.len();
+        let (budget, repeats_wanted) = match mode {
+            ClassBitsets::Auto => (Self::BITSET_WORDS, REPEATS_FOR_BITSETS),
+            ClassBitsets::Always => (usize::MAX / 4, 0),
+            ClassBitsets::Never => (0, 0),
+        };
+        let mut reads_left = 2 * budget;
         // By transition: its index in the union being built (`u32::MAX` outside it). The
         // members repeat from slot to slot: they are not sorted with their repeats.
         let mut index = vec![u32::MAX; n];
@@ -637,7 +665,22 @@ impl Dependents {
         for t in 0..n as Transition {
             let mine = slots.of(t);
             union.clear();
-            if !self.is_listed[t as usize] {
+            let rows = || mine.iter().map(|&s| self.members.row(s as usize).len());
+            let (reads, widest) = (rows().sum::<usize>(), rows().max().unwrap_or(0));
+            let classes: usize = mine
+                .iter()
+                .map(|&s| self.classes.row(s as usize).len())
+                .sum();
+            // Bitsets pay where a dependent is a member of many of the slots (its reads then
+            // repeat); the union is at least as wide as the widest slot.
+            let repeats = |union: usize| reads >= repeats_wanted * union;
+            let fits = |words: usize| self.class_bits.len() + words * classes <= budget;
+            if !self.is_listed[t as usize]
+                && repeats(widest)
+                && reads <= reads_left
+                && fits(widest.div_ceil(64))
+            {
+                reads_left -= reads;
                 for &s in mine {
                     for &x in self.members.row(s as usize) {
                         if index[x as usize] == u32::MAX {
@@ -652,11 +695,7 @@ impl Dependents {
                 }
             }
             let words = union.len().div_ceil(64);
-            let classes: usize = mine
-                .iter()
-                .map(|&s| self.classes.row(s as usize).len())
-                .sum();
-            if union.is_empty() || self.class_bits.len() + words * classes > budget {
+            if union.is_empty() || !repeats(union.len()) || !fits(words) {
                 self.bits_at.push(NO_BITS);
             } else {
                 self.bits_at.push(self.class_bits.len());
@@ -896,7 +935,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             &members,
             &guards,
             opts.listed_dependents,
-            opts.class_bitset_words,
+            opts.class_bitsets,
         );
         let key_slot = (0..n as Transition)
             .map(|t| {
@@ -931,6 +970,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             d_parent: Vec::new(),
             first_shared: Vec::new(),
             sibling_scratch: Vec::new(),
+            found_scratch: Vec::new(),
             sibling_events: Vec::new(),
             parted: Vec::new(),
             cone_room: Vec::new(),
@@ -2578,32 +2618,30 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     true
                 }
             };
-            // The events found are kept in the order they were added.
-            if grouped {
-                siblings.sort_unstable();
-            }
-            self.sibling_events.clear();
-            self.sibling_events.extend(siblings.iter().map(|&(_, c)| c));
             // Most candidates part from `d` on the slot the last one did: that slot is tried
             // on a chunk of them at once, and the others are compared whole.
-            for chunk in self.sibling_events.chunks(SIBLING_CHUNK) {
+            let mut found = std::mem::take(&mut self.found_scratch);
+            found.clear();
+            for chunk in siblings.chunks(SIBLING_CHUNK) {
                 let mut rest = chunk;
                 if parting.is_none() {
                     // The first one is compared whole, to find a slot to try on the others.
-                    let (&c, others) = rest.split_first().expect("chunks are not empty");
+                    let (&(p, c), others) = rest.split_first().expect("chunks are not empty");
                     rest = others;
                     match store.histories_parting_slot(d, c) {
                         Some(y) => parting = Some(y),
-                        None => memo.events.push(c),
+                        None => found.push((p, c)),
                     }
                     debug_assert_eq!(parting.is_none(), in_conflict(c, store.label(c)));
                 }
+                self.sibling_events.clear();
+                self.sibling_events.extend(rest.iter().map(|&(_, c)| c));
                 let tried = parting;
                 match tried {
                     Some(y) => store.histories_part_on_each(
                         d,
                         y,
-                        rest,
+                        &self.sibling_events,
                         &mut self.cone_room,
                         &mut self.parted,
                     ),
@@ -2613,12 +2651,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         self.parted.resize(rest.len(), false);
                     }
                 }
-                for (&c, &parted) in rest.iter().zip(&self.parted) {
+                for (&(p, c), &parted) in rest.iter().zip(&self.parted) {
                     // Parted on the slot tried, or on the one a candidate parted on since.
                     let parted = parted
                         || (parting != tried
                             && parting.is_some_and(|y| store.histories_part_on(d, c, y)));
-                    let found = !parted
+                    let kept = !parted
                         && match store.histories_parting_slot(d, c) {
                             Some(y) => {
                                 parting = Some(y);
@@ -2626,12 +2664,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                             }
                             None => true,
                         };
-                    debug_assert_eq!(found, in_conflict(c, store.label(c)), "{d} and {c}");
-                    if found {
-                        memo.events.push(c);
+                    debug_assert_eq!(kept, in_conflict(c, store.label(c)), "{d} and {c}");
+                    if kept {
+                        found.push((p, c));
                     }
                 }
             }
+            // The events found are kept in the order they were added.
+            if grouped {
+                found.sort_unstable();
+            }
+            memo.events.extend(found.iter().map(|&(_, c)| c));
+            self.found_scratch = found;
             self.stats.sibling_reads += reads;
             memo.seen[k] = self.store.last_child_of_node(parent);
         }
