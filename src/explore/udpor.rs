@@ -2674,7 +2674,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             if grouped {
                 found.sort_unstable();
             }
-            memo.events.extend(found.iter().map(|&(_, c)| c));
+            // (Most scans find nothing: no call to extend then.)
+            if !found.is_empty() {
+                memo.events.extend(found.iter().map(|&(_, c)| c));
+            }
             self.found_scratch = found;
             self.stats.sibling_reads += reads;
             memo.seen[k] = self.store.last_child_of_node(parent);
