@@ -663,6 +663,11 @@ impl Dependents {
         let mut index = vec![u32::MAX; n];
         let mut union: Vec<Transition> = Vec::new();
         for t in 0..n as Transition {
+            if self.is_listed[t as usize] {
+                self.bits_at.push(NO_BITS);
+                self.union.push_row([]);
+                continue;
+            }
             let mine = slots.of(t);
             union.clear();
             let rows = || mine.iter().map(|&s| self.members.row(s as usize).len());
@@ -675,11 +680,7 @@ impl Dependents {
             // repeat); the union is at least as wide as the widest slot.
             let repeats = |union: usize| reads >= repeats_wanted * union;
             let fits = |words: usize| self.class_bits.len() + words * classes <= budget;
-            if !self.is_listed[t as usize]
-                && repeats(widest)
-                && reads <= reads_left
-                && fits(widest.div_ceil(64))
-            {
+            if repeats(widest) && reads <= reads_left && fits(widest.div_ceil(64)) {
                 reads_left -= reads;
                 for &s in mine {
                     for &x in self.members.row(s as usize) {
