@@ -118,6 +118,26 @@ const MAX_RUNS: u128 = 20_000;
 
 /// The DPOR against the brute force, both on `bits`-wide counters (with 1 bit, nets that turn
 /// out not to be safe are left out).
+/// The exploration of `sys` with `options` completes with the brute force's maximal
+/// configurations, events and deadlocks, and no blocked visit.
+fn matches_brute(
+    sys: &NetSystem,
+    options: &UdporOptions,
+    b: &brute::BruteStats,
+    what: &str,
+) -> Result<(), TestCaseError> {
+    let u = udpor::explore(sys, options, &case_limits(), &mut |_| {});
+    prop_assert!(u.is_ok(), "{}", what);
+    let u = u.unwrap();
+    prop_assert_eq!(
+        (u.maximal_configurations, u.events, u.blocked, u.deadlocks),
+        (b.traces, b.events, 0, b.deadlocks),
+        "{}",
+        what
+    );
+    Ok(())
+}
+
 fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     let sys = NetSystem::with_bits(net, bits);
     // Counted without enumeration; overflows are the brute force's to report (below).
@@ -165,53 +185,29 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     // systems, instead of from its list of dependents: joined as bitsets, and (as where
     // those would take too much memory) member by member.
     for class_bitsets in [ClassBitsets::Always, ClassBitsets::Never] {
-        let classes = udpor::explore(
+        let options = UdporOptions {
+            listed_dependents: 0,
+            class_bitsets,
+            pick: Pick::Last,
+            ..UdporOptions::default()
+        };
+        matches_brute(
             &sys,
-            &UdporOptions {
-                listed_dependents: 0,
-                class_bitsets,
-                pick: Pick::Last,
-                ..UdporOptions::default()
-            },
-            &case_limits(),
-            &mut |_| {},
-        );
-        prop_assert!(classes.is_ok());
-        let classes = classes.unwrap();
-        prop_assert_eq!(
-            (
-                classes.maximal_configurations,
-                classes.events,
-                classes.blocked,
-                classes.deadlocks
-            ),
-            (b.traces, b.events, 0, b.deadlocks),
-            "guard classes, bitsets {:?}",
-            class_bitsets
-        );
+            &options,
+            &b,
+            &format!("guard classes, {class_bitsets:?}"),
+        )?;
     }
     // States hundreds of words wide, kept in shared blocks, with the cache off too (events
     // evicted give their blocks back, and rebuilt ones take them again).
     let wide = padded(net, 300);
     let wide_sys = NetSystem::with_bits(&wide, bits);
     for cache in [Cache::Bounded, Cache::Off] {
-        let u = udpor::explore(
-            &wide_sys,
-            &UdporOptions {
-                cache,
-                ..UdporOptions::default()
-            },
-            &case_limits(),
-            &mut |_| {},
-        );
-        prop_assert!(u.is_ok());
-        let u = u.unwrap();
-        prop_assert_eq!(
-            (u.maximal_configurations, u.events, u.blocked, u.deadlocks),
-            (b.traces, b.events, 0, b.deadlocks),
-            "wide states, {:?}",
-            cache
-        );
+        let options = UdporOptions {
+            cache,
+            ..UdporOptions::default()
+        };
+        matches_brute(&wide_sys, &options, &b, &format!("wide states, {cache:?}"))?;
     }
     // Cutoffs compare the states of local configurations, which wide states keep as changes
     // to their largest predecessor's: the same exploration as on the narrow states.
@@ -234,27 +230,11 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     );
     // With the cache off, Remove drops every event outside U at each backtrack, and the
     // events needed again are rebuilt: the exploration must not change.
-    let off = udpor::explore(
-        &sys,
-        &UdporOptions {
-            cache: Cache::Off,
-            ..UdporOptions::default()
-        },
-        &case_limits(),
-        &mut |_| {},
-    );
-    prop_assert!(off.is_ok());
-    let off = off.unwrap();
-    prop_assert_eq!(
-        (
-            off.maximal_configurations,
-            off.events,
-            off.blocked,
-            off.deadlocks
-        ),
-        (b.traces, b.events, 0, b.deadlocks),
-        "cache off"
-    );
+    let off = UdporOptions {
+        cache: Cache::Off,
+        ..UdporOptions::default()
+    };
+    matches_brute(&sys, &off, &b, "cache off")?;
     // The states of histories assembled from the slots' last events (which 1-bit counters
     // allow) or fired event by event: the same exploration, cutoffs included (they compare
     // the states of local configurations, and enabledness is tested on them).
