@@ -167,8 +167,8 @@ struct WideChildren {
 pub struct ChildGroup {
     label: Transition,
     /// One allocation: the number `k` of columns, the `k` slot indexes (in the label's slots)
-    /// they are for, increasing, then one row of `1 + k` words per child, in the order of the positions:
-    /// its position, then its parents' nodes on those slots.
+    /// they are for, increasing, then one row of `1 + k` words per child, in the order of the
+    /// positions: its position, then its parents' nodes on those slots.
     data: Vec<u32>,
     /// In large groups, the rows sorted by one column: a scan for the siblings with one
     /// parent there reads those alone instead of every row (most differ).
