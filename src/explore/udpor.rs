@@ -2635,17 +2635,19 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     }
                     debug_assert_eq!(parting.is_none(), in_conflict(c, store.label(c)));
                 }
-                self.sibling_events.clear();
-                self.sibling_events.extend(rest.iter().map(|&(_, c)| c));
                 let tried = parting;
                 match tried {
-                    Some(y) => store.histories_part_on_each(
-                        d,
-                        y,
-                        &self.sibling_events,
-                        &mut self.cone_room,
-                        &mut self.parted,
-                    ),
+                    Some(y) => {
+                        self.sibling_events.clear();
+                        self.sibling_events.extend(rest.iter().map(|&(_, c)| c));
+                        store.histories_part_on_each(
+                            d,
+                            y,
+                            &self.sibling_events,
+                            &mut self.cone_room,
+                            &mut self.parted,
+                        )
+                    }
                     None => {
                         // Every candidate so far was kept: the others are compared whole.
                         self.parted.clear();
