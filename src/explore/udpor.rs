@@ -241,6 +241,21 @@ enum Stage {
     AfterSecond,
 }
 
+/// What is known of an event's conflict with `C` (see `Explorer::conflicts_with_c`). Both
+/// facts sit side by side so that a candidate's test reads one cache line.
+#[derive(Clone, Copy, Default)]
+struct CMemo {
+    /// `(k, push id)` when the event was found in conflict with the prefix of `C` of length
+    /// `k` carrying that push id at position `k - 1` (conflict is inherited by every
+    /// configuration extending it); `k = 0` when unknown.
+    conflict_len: u32,
+    conflict_id: u64,
+    /// The number of pushes made when the event was last found in no conflict with `C` (0
+    /// when unknown). Push ids grow along `C`, so the events of `C` pushed by then are a
+    /// prefix of it, which that `C` held too: they still leave `[e]` conflict-free.
+    compatible_since: u64,
+}
+
 struct Frame {
     /// The events still to add, from an alternative (`A`).
     a: Vec<EventId>,
@@ -363,14 +378,8 @@ struct Explorer<'s, S: System + ?Sized> {
     /// equal numbers at position `k` mean the same prefix of `C` up to `k`.
     push_ids: Vec<u64>,
     pushes: u64,
-    /// By event id: `(k, push id)` when the event was found in conflict with the prefix of
-    /// `C` of length `k` carrying that push id at position `k - 1` (conflict is inherited by
-    /// every configuration extending it); `(0, 0)` when unknown.
-    conflicts_prefix: Vec<(u32, u64)>,
-    /// By event id: the number of pushes made when the event was last found in no conflict
-    /// with `C` (0 when unknown). Push ids grow along `C`, so the events of `C` pushed by then
-    /// are a prefix of it, which that `C` held too: they still leave `[e]` conflict-free.
-    compatible_since: Vec<u64>,
+    /// By event id: what is known of its conflict with `C`.
+    c_memo: Vec<CMemo>,
     /// The slot on which the last candidate found in conflict with `C` was (a hint only).
     c_parting: Option<Slot>,
     /// The slot on which the last spike member found in conflict with a pick parted from it
@@ -982,8 +991,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             c: Vec::new(),
             push_ids: Vec::new(),
             pushes: 0,
-            conflicts_prefix: Vec::new(),
-            compatible_since: Vec::new(),
+            c_memo: Vec::new(),
             c_parting: None,
             pick_parting: None,
             in_c: vec![false],
@@ -2066,11 +2074,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         preds.sort_unstable();
         // The id may have belonged to an evicted event.
         self.forget_icf(e);
-        if let Some(x) = self.conflicts_prefix.get_mut(i) {
-            *x = (0, 0);
-        }
-        if let Some(x) = self.compatible_since.get_mut(i) {
-            *x = 0;
+        if let Some(x) = self.c_memo.get_mut(i) {
+            *x = CMemo::default();
         }
         // Until the cache evicts an event, the store holds every event ever built: one it
         // did not hold is new to the log too.
@@ -2114,8 +2119,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             + self.deadlock_states.bytes()
             + self.icf_bytes
             + (self.icf_memo.capacity() * 8) as u64
-            + (self.conflicts_prefix.capacity() * std::mem::size_of::<(u32, u64)>()
-                + self.compatible_since.capacity() * 8) as u64
+            + (self.c_memo.capacity() * std::mem::size_of::<CMemo>()) as u64
             + self.diff_room.bytes()
     }
 
@@ -2748,15 +2752,30 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// of the events added since can separate `[c]` from `C`.
     fn conflicts_with_c(&mut self, c: EventId) -> bool {
         let i = c as usize;
-        if let Some(&(k, id)) = self.conflicts_prefix.get(i)
-            && k > 0
-            && self.push_ids.get(k as usize - 1) == Some(&id)
+        let memo = self.c_memo.get(i).copied().unwrap_or_default();
+        if memo.conflict_len > 0
+            && self.push_ids.get(memo.conflict_len as usize - 1) == Some(&memo.conflict_id)
         {
             return true;
         }
         let n = self.c.len();
-        let kept = match self.compatible_since.get(i) {
-            Some(&pushes) if pushes > 0 => self.push_ids.partition_point(|&id| id <= pushes),
+        // The events of C pushed since the last test are a suffix of C (push ids grow along
+        // it), and only a suffix of up to RECHECKED_EVENTS matters: it is found by a scan from
+        // the end (a binary search over all of C was a chain of dependent loads, 4 % of the
+        // time with cutoffs). 0 when there was no test or the suffix is longer.
+        let kept = match memo.compatible_since {
+            pushes if pushes > 0 => {
+                let low = n.saturating_sub(Self::RECHECKED_EVENTS);
+                let k = (low..=n)
+                    .rev()
+                    .find(|&k| k == 0 || self.push_ids[k - 1] <= pushes)
+                    .unwrap_or(0);
+                debug_assert_eq!(k, {
+                    let p = self.push_ids.partition_point(|&id| id <= pushes);
+                    if p >= low { p } else { 0 }
+                });
+                k
+            }
             _ => 0,
         };
         let parting = match kept {
@@ -2792,12 +2811,13 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         match parting {
             Some(s) => {
                 let at = self.conflict_witness(c, s);
-                extend_to(&mut self.conflicts_prefix, i + 1, (0, 0));
-                self.conflicts_prefix[i] = (at as u32 + 1, self.push_ids[at]);
+                extend_to(&mut self.c_memo, i + 1, CMemo::default());
+                self.c_memo[i].conflict_len = at as u32 + 1;
+                self.c_memo[i].conflict_id = self.push_ids[at];
             }
             None => {
-                extend_to(&mut self.compatible_since, i + 1, 0);
-                self.compatible_since[i] = self.pushes;
+                extend_to(&mut self.c_memo, i + 1, CMemo::default());
+                self.c_memo[i].compatible_since = self.pushes;
             }
         }
         parting.is_some()
