@@ -2497,6 +2497,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 })
             }
         };
+        // Most calls find no sibling added on any slot since the last one: nothing to scan.
+        if (0..n).all(|k| {
+            let parent = self.store.parent_node_on_kth(d, k);
+            self.store.last_child_of_node(parent) == memo.seen[k]
+        }) {
+            self.icf_bytes += memo.bytes();
+            self.icf_memo[i] = Some(memo);
+            return;
+        }
         extend_to(&mut self.d_parent, self.store.slots().count(), u32::MAX);
         extend_to(
             &mut self.first_shared,
@@ -2513,6 +2522,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         for k in 0..n {
             let s = self.store.event_slots(d)[k];
             let parent = self.d_parent[s as usize] as usize;
+            // Most slots have no sibling added since the last refresh: nothing to scan.
+            if self.store.last_child_of_node(parent) == memo.seen[k] {
+                continue;
+            }
             // The siblings in arrays are scanned by label, and compared on the slots past `s`
             // that they share with `d` in columns.
             let d_parent = &self.d_parent;

@@ -1161,9 +1161,14 @@ impl EventStore {
 
     /// A cursor after the last child so far of the node `node`.
     pub fn last_child_of_node(&self, node: usize) -> ChildCursor {
-        let seen = match self.wide.get(&(node as u32)) {
-            Some(array) if self.child_count[node] >= WIDE_AT => array.all.len() as u32,
-            _ => u32::from(self.child_count[node]),
+        // (The count first: most nodes are narrow, and need no lookup in `wide`.)
+        let count = self.child_count[node];
+        let seen = if count >= WIDE_AT {
+            self.wide
+                .get(&(node as u32))
+                .map_or(u32::from(count), |array| array.all.len() as u32)
+        } else {
+            u32::from(count)
         };
         ChildCursor {
             node: self.nodes[node].last_child,
