@@ -256,6 +256,16 @@ struct CMemo {
     compatible_since: u64,
 }
 
+/// Whether a member of a spike can be picked (see `Explorer::spike_verdict`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SpikeVerdict {
+    Member,
+    /// Ruled out by a pick so far.
+    NotWithPicks,
+    /// Ruled out whatever the picks: a cutoff, in `D`, or in conflict with `C`.
+    Never,
+}
+
 struct Frame {
     /// The events still to add, from an alternative (`A`).
     a: Vec<EventId>,
@@ -2548,7 +2558,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             // share: it is kept from the first of them only (decided from the labels, before
             // the event itself is looked at: none of its slots below `s` is one of `d`'s),
             // and the parents on the other shared slots are compared before the histories.
-            // Cutoffs are never picked (see `in_spike`), and a verdict never changes while
+            // Cutoffs are never picked (see `spike_verdict`), and a verdict never changes while
             // the event is stored: they are left out before the costly test.
             let slot_map = self.store.slots();
             let d_parent = &self.d_parent;
@@ -2711,13 +2721,20 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     }
 
     /// Whether `c`, in immediate conflict with an event of `D`, belongs to that event's
-    /// spike: not a cutoff, outside `D`, and compatible with `C` and with the picks so far.
-    fn in_spike(&mut self, c: EventId, picks: &[EventId]) -> bool {
-        !self.cutoff[c as usize]
-            && !self.disabled.contains(c)
-            && !self.conflicts_with_c(c)
-            && !picks.iter().any(|&p| self.conflicts_with_pick(p, c))
-            && (self.opts.alt_k.is_none() || self.history_avoids_d(c))
+    /// spike: not a cutoff, outside `D`, and compatible with `C` and with the picks so far;
+    /// if not, whether the picks are to blame.
+    fn spike_verdict(&mut self, c: EventId, picks: &[EventId]) -> SpikeVerdict {
+        if self.cutoff[c as usize]
+            || self.disabled.contains(c)
+            || self.conflicts_with_c(c)
+            || (self.opts.alt_k.is_some() && !self.history_avoids_d(c))
+        {
+            SpikeVerdict::Never
+        } else if picks.iter().any(|&p| self.conflicts_with_pick(p, c)) {
+            SpikeVerdict::NotWithPicks
+        } else {
+            SpikeVerdict::Member
+        }
     }
 
     /// Whether `[c]` conflicts with `[p]`, for a pick `p`. The members of one spike mostly part
@@ -2883,6 +2900,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             // The spike of `d` is walked lazily: the first member that completes the comb
             // ends the search, and the rest of the spike is never tested against `C`.
             let mut picked = false;
+            // Whether every member walked so far is ruled out whatever the picks.
+            let mut never = true;
             // Members of D at the head of the spike are remembered as skipped.
             let mut head = fresh;
             for k in from.. {
@@ -2903,15 +2922,27 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         None => head = false,
                     }
                 }
-                if self.in_spike(c, picks) {
-                    picks.push(c);
-                    choices.push((i, k + 1));
-                    i += 1;
-                    picked = true;
-                    break;
+                match self.spike_verdict(c, picks) {
+                    SpikeVerdict::Member => {
+                        picks.push(c);
+                        choices.push((i, k + 1));
+                        i += 1;
+                        picked = true;
+                        break;
+                    }
+                    SpikeVerdict::NotWithPicks => never = false,
+                    SpikeVerdict::Never => {}
                 }
             }
             if !picked {
+                // No other picks can help `d`: one that did would be (or have in its history)
+                // an event in immediate conflict with `d`, so a member of its spike, outside
+                // D, compatible with C (and, for a partial alternative, with a history clear of
+                // D), which this walk from the start of the spike would have met. Backtracking
+                // would try every combination of the picks before `d` in vain.
+                if fresh && never {
+                    return false;
+                }
                 let Some(back) = choices.pop() else {
                     return false;
                 };
