@@ -262,7 +262,8 @@ enum SpikeVerdict {
     Member,
     /// Ruled out by a pick so far.
     NotWithPicks,
-    /// Ruled out whatever the picks: a cutoff, in `D`, or in conflict with `C`.
+    /// Ruled out whatever the picks: a cutoff, in `D`, in conflict with `C`, or (for a partial
+    /// alternative) with an event of `D` in its history.
     Never,
 }
 
