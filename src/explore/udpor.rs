@@ -256,6 +256,18 @@ struct CMemo {
     compatible_since: u64,
 }
 
+/// Entries (log2) of the table of pick conflicts (`Explorer::pick_memo`): 256 KiB.
+const PICK_MEMO_BITS: u32 = 14;
+
+/// A verdict of `Explorer::conflicts_with_pick`: whether the pair `key` (pick, member)
+/// conflicts, in epoch `epoch` (0: never).
+#[derive(Clone, Copy, Default)]
+struct PickMemo {
+    key: u64,
+    epoch: u32,
+    conflict: bool,
+}
+
 /// Whether a member of a spike can be picked (see `Explorer::spike_verdict`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum SpikeVerdict {
@@ -396,6 +408,11 @@ struct Explorer<'s, S: System + ?Sized> {
     /// The slot on which the last spike member found in conflict with a pick parted from it
     /// (a hint only).
     pick_parting: Option<Slot>,
+    /// Verdicts of `conflicts_with_pick` by hashed pair `(pick, member)`, valid in the epoch
+    /// they carry: the epoch changes when events leave the store, since their ids are then
+    /// reused.
+    pick_memo: Vec<PickMemo>,
+    pick_epoch: u32,
     in_c: Vec<bool>,
     /// By event id: its index in `C`, while `in_c` says it is there.
     c_index: Vec<u32>,
@@ -1005,6 +1022,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             c_memo: Vec::new(),
             c_parting: None,
             pick_parting: None,
+            pick_memo: Vec::new(),
+            pick_epoch: 1,
             in_c: vec![false],
             c_index: Vec::new(),
             top,
@@ -2131,6 +2150,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             + self.icf_bytes
             + (self.icf_memo.capacity() * 8) as u64
             + (self.c_memo.capacity() * std::mem::size_of::<CMemo>()) as u64
+            + (self.pick_memo.capacity() * std::mem::size_of::<PickMemo>()) as u64
             + self.diff_room.bytes()
     }
 
@@ -2253,6 +2273,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     queued[p as usize] = true;
                     heap.push(Reverse((self.last_use[p as usize], p)));
                 }
+            }
+        }
+        if freed > 0 {
+            // The ids freed will name other events: the pick verdicts kept so far expire.
+            self.pick_epoch = self.pick_epoch.wrapping_add(1);
+            if self.pick_epoch == 0 {
+                self.pick_memo.fill(PickMemo::default());
+                self.pick_epoch = 1;
             }
         }
         freed
@@ -2738,20 +2766,38 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
     }
 
-    /// Whether `[c]` conflicts with `[p]`, for a pick `p`. The members of one spike mostly part
-    /// from the picks on one slot: the slot of the last conflict found is tried first.
+    /// Whether `[c]` conflicts with `[p]`, for a pick `p`. Combs that fail test the same pairs
+    /// again and again: the verdicts are kept in a small direct-mapped table. The members of one
+    /// spike mostly part from the picks on one slot: the slot of the last conflict found is
+    /// tried first.
     fn conflicts_with_pick(&mut self, p: EventId, c: EventId) -> bool {
-        if let Some(s) = self.pick_parting
-            && self.store.conflict_on(p, c, s)
-        {
-            debug_assert!(self.store.conflict(p, c));
-            return true;
+        // Neither is ⊥, so no key is 0 (an empty entry).
+        let key = (u64::from(p) << 32) | u64::from(c);
+        let at = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PICK_MEMO_BITS)) as usize;
+        if self.pick_memo.is_empty() {
+            self.pick_memo = vec![PickMemo::default(); 1 << PICK_MEMO_BITS];
         }
-        let slot = self.store.conflict_slot(p, c);
-        if slot.is_some() {
-            self.pick_parting = slot;
+        let known = self.pick_memo[at];
+        if known.key == key && known.epoch == self.pick_epoch {
+            debug_assert_eq!(known.conflict, self.store.conflict(p, c));
+            return known.conflict;
         }
-        slot.is_some()
+        let verdict = match self.pick_parting {
+            Some(s) if self.store.conflict_on(p, c, s) => true,
+            _ => {
+                let slot = self.store.conflict_slot(p, c);
+                if slot.is_some() {
+                    self.pick_parting = slot;
+                }
+                slot.is_some()
+            }
+        };
+        self.pick_memo[at] = PickMemo {
+            key,
+            epoch: self.pick_epoch,
+            conflict: verdict,
+        };
+        verdict
     }
 
     /// Whether no event of `D` lies in `[c] \ C`. A partial alternative must check this: an
