@@ -2771,7 +2771,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// spike mostly part from the picks on one slot: the slot of the last conflict found is
     /// tried first.
     fn conflicts_with_pick(&mut self, p: EventId, c: EventId) -> bool {
-        // Neither is ⊥, so no key is 0 (an empty entry).
+        // (Empty entries carry epoch 0, which is never the current one.)
         let key = (u64::from(p) << 32) | u64::from(c);
         let at = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PICK_MEMO_BITS)) as usize;
         if self.pick_memo.is_empty() {
@@ -2783,7 +2783,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             return known.conflict;
         }
         let verdict = match self.pick_parting {
-            Some(s) if self.store.conflict_on(p, c, s) => true,
+            Some(s) if self.store.conflict_on(p, c, s) => {
+                debug_assert!(self.store.conflict(p, c));
+                true
+            }
             _ => {
                 let slot = self.store.conflict_slot(p, c);
                 if slot.is_some() {
