@@ -116,8 +116,6 @@ fn check_against_oracles(net: &Net) -> Result<(), TestCaseError> {
 /// multiply tokens along their places (none of 100 000 nets drawn had more than 2 000 runs).
 const MAX_RUNS: u128 = 20_000;
 
-/// The DPOR against the brute force, both on `bits`-wide counters (with 1 bit, nets that turn
-/// out not to be safe are left out).
 /// The exploration of `sys` with `options` completes with the brute force's maximal
 /// configurations, events and deadlocks, and no blocked visit.
 fn matches_brute(
@@ -138,6 +136,8 @@ fn matches_brute(
     Ok(())
 }
 
+/// The DPOR against the brute force, both on `bits`-wide counters (with 1 bit, nets that turn
+/// out not to be safe are left out).
 fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     let sys = NetSystem::with_bits(net, bits);
     // Counted without enumeration; overflows are the brute force's to report (below).
