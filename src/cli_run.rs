@@ -227,6 +227,8 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             HistoryStatesArg::Auto => HistoryStates::Auto,
             HistoryStatesArg::Fire => HistoryStates::Fire,
         },
+        // The process ends after this one run: its memory goes back to the system at exit.
+        release_memory: false,
         ..UdporOptions::default()
     };
     // A picture larger than --dot-limit is refused: its conflicts are not worth finding.
@@ -260,7 +262,7 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
                 .map_err(|o| anyhow!("{}: {o}", file.display()))?;
         progress.finish();
         guard.phase("writing the report");
-        return report(
+        let result = report(
             &sys,
             &program.name,
             &outcome,
@@ -269,6 +271,9 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             file,
             &limits,
         );
+        leave_to_exit((sys, outcome));
+        leave_to_exit(program);
+        return result;
     }
     let (net, _) = read_net(file, &guard)?;
     guard.phase("building the system");
@@ -296,7 +301,16 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     } else {
         Vec::new()
     };
-    report(&sys, &net.name, &outcome, conditions, args, file, &limits)
+    let result = report(&sys, &net.name, &outcome, conditions, args, file, &limits);
+    leave_to_exit((sys, outcome));
+    leave_to_exit(net);
+    result
+}
+
+/// Leaves `data` to the process's exit, which follows the report: freeing a large model and
+/// what was explored piece by piece only costs time (see `UdporOptions::release_memory`).
+fn leave_to_exit<T>(data: T) {
+    std::mem::forget(data);
 }
 
 /// Whether `file` holds a `.tsys` program rather than a net (by extension, or by content that

@@ -105,6 +105,10 @@ pub struct UdporOptions {
     pub cones: ConeLayout,
     /// How the event store computes the states of new events' histories.
     pub history_states: HistoryStates,
+    /// Whether the explorer's memory is given back when the exploration ends. A process that
+    /// exits right after (the command line's single run) leaves it to the exit instead:
+    /// freeing the store of a long run costs a few percent of the run.
+    pub release_memory: bool,
 }
 
 /// Which transitions with no list of dependents keep bitsets of them by guard class.
@@ -143,6 +147,7 @@ impl Default for UdporOptions {
             class_bitsets: ClassBitsets::Auto,
             cones: ConeLayout::Auto,
             history_states: HistoryStates::Auto,
+            release_memory: true,
         }
     }
 }
@@ -391,6 +396,12 @@ struct Explorer<'s, S: System + ?Sized> {
     cone_room: Vec<u32>,
     /// Scratch room of `push`: the extensions found through the event it adds.
     extensions_scratch: Vec<EventId>,
+    /// Scratch room of `alternative`: the picks, then the events still to walk in their
+    /// histories, and those met.
+    alt_picks_scratch: Vec<EventId>,
+    seen_scratch: FxHashSet<EventId>,
+    /// Scratch room of `comb`: its choice points.
+    choices_scratch: Vec<(usize, usize)>,
     /// By slot: `[e]`'s entry there for the event `e` that push number `.0` added.
     e_cone: Vec<(u64, ConeEntry)>,
     /// Per transition, its guards decided by one of its slots.
@@ -950,8 +961,12 @@ pub fn explore_with_events<S: System + ?Sized>(
     } else {
         (Vec::new(), Vec::new())
     };
+    let stats = std::mem::take(&mut x.stats);
+    if !opts.release_memory {
+        std::mem::forget(x);
+    }
     Ok(UdporOutcome {
-        stats: x.stats,
+        stats,
         events,
         conflicts,
     })
@@ -1008,6 +1023,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             d_parent: Vec::new(),
             first_shared: Vec::new(),
             sibling_scratch: Vec::new(),
+            alt_picks_scratch: Vec::new(),
+            seen_scratch: FxHashSet::default(),
+            choices_scratch: Vec::new(),
             found_scratch: Vec::new(),
             sibling_events: Vec::new(),
             parted: Vec::new(),
@@ -2372,22 +2390,28 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             None => 0,
             Some(k) => self.last_unjustified(k),
         };
-        let mut picks = Vec::new();
-        if !self.comb(from, &mut picks) {
-            return None;
-        }
-        // J \ C: the local configurations of the picks, outside C.
-        let mut seen = FxHashSet::default();
-        let mut stack = picks;
-        let mut a = Vec::new();
-        while let Some(x) = stack.pop() {
-            if x == BOTTOM || Self::is_in(&self.in_c, x) || !seen.insert(x) {
-                continue;
+        // (Scratch room, taken and given back: this runs at every Remove.)
+        let mut picks = std::mem::take(&mut self.alt_picks_scratch);
+        picks.clear();
+        let found = self.comb(from, &mut picks);
+        let a = found.then(|| {
+            // J \ C: the local configurations of the picks, outside C.
+            let mut seen = std::mem::take(&mut self.seen_scratch);
+            seen.clear();
+            let mut a = self.spare_lists.pop().unwrap_or_default();
+            a.clear();
+            while let Some(x) = picks.pop() {
+                if x == BOTTOM || Self::is_in(&self.in_c, x) || !seen.insert(x) {
+                    continue;
+                }
+                a.push(x);
+                picks.extend_from_slice(self.store.preds(x));
             }
-            a.push(x);
-            stack.extend_from_slice(self.store.preds(x));
-        }
-        Some(a)
+            self.seen_scratch = seen;
+            a
+        });
+        self.alt_picks_scratch = picks;
+        a
     }
 
     /// The key under which `e`, about to enter `D`, extends `D`'s last run of siblings: a
@@ -2928,7 +2952,20 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn comb(&mut self, from: usize, picks: &mut Vec<EventId>) -> bool {
         // One choice point per pick: the index of its event in `D`, and where to go on in
         // that event's spike if the rest of the comb fails.
-        let mut choices: Vec<(usize, usize)> = Vec::new();
+        let mut choices = std::mem::take(&mut self.choices_scratch);
+        choices.clear();
+        let found = self.comb_with(from, picks, &mut choices);
+        self.choices_scratch = choices;
+        found
+    }
+
+    /// [`comb`](Self::comb) with its choice points in `choices` (empty).
+    fn comb_with(
+        &mut self,
+        from: usize,
+        picks: &mut Vec<EventId>,
+        choices: &mut Vec<(usize, usize)>,
+    ) -> bool {
         let mut i = from;
         let mut resume = None;
         loop {
