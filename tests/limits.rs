@@ -529,8 +529,13 @@ fn mem_limit_refuses_an_input_too_large_to_read() {
             "{mode:?} took {:?}",
             e.wall
         );
+        // Half the file: a debug binary alone holds about 8 MiB.
         let peak = e.peak_bytes.unwrap();
-        assert!(peak < 8 << 20, "{mode:?} read the file: {} KiB", peak >> 10);
+        assert!(
+            peak < 12 << 20,
+            "{mode:?} read the file: {} KiB",
+            peak >> 10
+        );
     }
 }
 

@@ -29,7 +29,8 @@ const NONE: u32 = u32::MAX;
 #[derive(Debug, Clone)]
 pub struct StateBlocks {
     words: usize,
-    /// Words per block: `min(words, BLOCK)`, at least 1.
+    /// Words per block: `min(words, BLOCK)`, at least 1 (so `BLOCK` whenever states are
+    /// trees).
     width: usize,
     /// Blocks per state.
     per_state: usize,
@@ -218,10 +219,10 @@ impl StateBlocks {
         let mut any = false;
         let mut rest = changes;
         while let Some(&(w, _)) = rest.first() {
-            let c = Self::child_index(w as usize / self.width, level);
+            let c = Self::child_index(w as usize / BLOCK, level);
             let end = rest
                 .iter()
-                .position(|&(x, _)| Self::child_index(x as usize / self.width, level) != c)
+                .position(|&(x, _)| Self::child_index(x as usize / BLOCK, level) != c)
                 .unwrap_or(rest.len());
             let (group, after) = rest.split_at(end);
             rest = after;
@@ -262,7 +263,7 @@ impl StateBlocks {
     /// Block `b` with the words of `changes` (sorted, all in it) set: `None` when they change
     /// nothing, else a new block (no reference yet).
     fn update_block(&mut self, b: u32, changes: &[(u32, u64)]) -> Option<u32> {
-        let base = changes[0].0 as usize / self.width * self.width;
+        let base = changes[0].0 as usize / BLOCK * BLOCK;
         let old = self.block(b);
         if changes.iter().all(|&(w, v)| old[w as usize - base] == v) {
             return None;
@@ -407,8 +408,10 @@ impl StateBlocks {
         if self.whole {
             self.data[slot as usize * self.words + w]
         } else {
-            let b = self.block_of(slot, w / self.width);
-            self.block(b)[w % self.width]
+            // (Trees have blocks of BLOCK words: a shift, where a division by the width
+            // would cost tens of cycles on every word read.)
+            let b = self.block_of(slot, w / BLOCK);
+            self.data[b as usize * BLOCK + w % BLOCK]
         }
     }
 
