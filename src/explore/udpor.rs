@@ -63,7 +63,7 @@ use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{DiffRoom, Order, cmp_logged_equal_size};
 use crate::unfolding::rows::Rows;
 use crate::unfolding::slots::Slot;
-use crate::unfolding::states::{BLOCK, StateSet, state_hash, word_hash};
+use crate::unfolding::states::{StateSet, WHOLE_WORDS, state_hash, word_hash};
 
 /// How `Explore` picks the next event among the candidates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -482,7 +482,7 @@ struct Explorer<'s, S: System + ?Sized> {
     /// `C` times the width of a state).
     state_undo: Vec<(u32, u64)>,
     state_undo_marks: Vec<usize>,
-    /// Whether states are too wide to be stored whole (more than [`BLOCK`] words): pushes
+    /// Whether states are too wide to be stored whole (more than [`WHOLE_WORDS`] words): pushes
     /// then fire in place and compare only the words an event's transition touches, and
     /// deadlocks are hashed and stored from the words changed since the last one (the
     /// fields below); smaller states are cheaper handled whole.
@@ -1071,7 +1071,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             record_conflicts: None,
             evicted_conflicts: FxHashSet::default(),
             state: initial.clone(),
-            wide: words > BLOCK,
+            wide: words > WHOLE_WORDS,
             state_hash: state_hash(&initial),
             dirty: Vec::new(),
             dirty_mark: vec![false; words],

@@ -31,7 +31,7 @@ use rustc_hash::FxHashMap;
 use super::cone::{ConeForest, ConeLayout, Deeper, EMPTY, FLAT_MAX};
 use super::parts::{SlotParts, TransitionWords};
 use super::slots::{Slot, SlotMap};
-use super::states::{BLOCK, StateBlocks};
+use super::states::{StateBlocks, WHOLE_WORDS};
 use super::{grow, short_hash, table_hash};
 use crate::system::{Overflow, System, Transition};
 
@@ -888,8 +888,8 @@ impl EventStore {
         self.words
     }
 
-    /// `state([e])` in place, when states are small enough to be kept whole (one block of
-    /// [`super::states::BLOCK`] words or fewer); otherwise read it with
+    /// `state([e])` in place, when states are small enough to be kept whole
+    /// ([`WHOLE_WORDS`] words or fewer); otherwise read it with
     /// [`state_into`](Self::state_into).
     #[inline]
     pub fn state(&self, e: EventId) -> Option<&[u64]> {
@@ -1595,7 +1595,7 @@ impl EventStore {
         after: &mut [u64],
     ) -> Result<Option<EventId>, Overflow> {
         if self.words_of.is_some()
-            && self.words > BLOCK
+            && self.words > WHOLE_WORDS
             && (preds.len() == 1 || self.parts.is_some())
         {
             return self.make_sparse(sys, t, preds, xs, h);
