@@ -8,8 +8,8 @@
 //! a chain of a million places, a few hundred bytes per event where a flat table of blocks per
 //! state cost 4 KiB and as many reference counts to update. Blocks of 8 words rather than 16
 //! take 8 % (chain of 100 000) to 19 % (conflict of 64 000) less room in the event store, for
-//! the same instructions. States of [`WHOLE_WORDS`] words or fewer
-//! are stored whole, by slot, and read in place: sharing them would save little.
+//! the same instructions. States of [`WHOLE_WORDS`] words or fewer are stored whole, by slot,
+//! and read in place: sharing them would save little.
 
 use std::ops::Range;
 
