@@ -2560,11 +2560,25 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 })
             }
         };
-        // Most calls find no sibling added on any slot since the last one: nothing to scan.
-        if (0..n).all(|k| {
+        // Most calls find no sibling added on any slot since the last one, or only `d` itself
+        // (the first call, on slots where `d` has no siblings), never in its own spike: then
+        // there is nothing to scan.
+        let mut quiet = true;
+        for k in 0..n {
             let parent = self.store.parent_node_on_kth(d, k);
-            self.store.last_child_of_node(parent) == memo.seen[k]
-        }) {
+            let last = self.store.last_child_of_node(parent);
+            if last == memo.seen[k] {
+                continue;
+            }
+            if self.store.only_new_child_is(d, k, memo.seen[k], last) {
+                memo.seen[k] = last;
+            } else {
+                // (The scan below reads the other slots.)
+                quiet = false;
+                break;
+            }
+        }
+        if quiet {
             self.icf_bytes += memo.bytes();
             self.icf_memo[i] = Some(memo);
             return;

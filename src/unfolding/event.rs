@@ -1063,6 +1063,21 @@ impl EventStore {
         self.nodes[self.events[e as usize].node_start as usize + k].parent_node as usize
     }
 
+    /// Whether `e` is the only child its parent on `e`'s `k`-th slot got between the cursors
+    /// `from` and `to` (the parent's [last child](Self::last_child_of_node), read by the
+    /// caller).
+    #[inline]
+    pub fn only_new_child_is(
+        &self,
+        e: EventId,
+        k: usize,
+        from: ChildCursor,
+        to: ChildCursor,
+    ) -> bool {
+        to.seen == from.seen + 1
+            && to.node as usize == self.events[e as usize].node_start as usize + k
+    }
+
     /// The children of the node with index `node` (see
     /// [`parent_node_on_kth`](Self::parent_node_on_kth)), in the order they were added.
     pub fn children_of_node(&self, node: usize) -> Children<'_> {
