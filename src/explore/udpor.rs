@@ -455,6 +455,8 @@ struct Explorer<'s, S: System + ?Sized> {
     clock: u64,
     /// The store's size when memory was last measured.
     measured_at: u64,
+    /// `event_creations` when the store's size was last read for the memory check.
+    bytes_read_at: u64,
     /// Scratch room of `make_event` (the candidate and the immediate predecessors, and two
     /// states), of `built` (log ids) and of `extensions_through`.
     preds_scratch: Vec<EventId>,
@@ -662,7 +664,11 @@ impl Dependents {
         let mut keyed: Vec<(u32, Transition)> = Vec::new();
         let mut keys: Vec<ClassKey> = Vec::new();
         for s in 0..members.len() {
-            class_of.clear();
+            // Most slots have a few members: their classes are found by a linear search.
+            let few = members.row(s).len() <= 8;
+            if !few {
+                class_of.clear();
+            }
             keyed.clear();
             keys.clear();
             for &t in members.row(s) {
@@ -671,8 +677,16 @@ impl Dependents {
                     .iter()
                     .find(|g| g.slot == s as Slot)
                     .map(|g| (g.resource, sys.guard_class(t, g.resource).ok_or(t)));
-                let class = *class_of.entry(key).or_insert_with(|| {
+                let known = if few {
+                    keys.iter().position(|k| *k == key).map(|c| c as u32)
+                } else {
+                    class_of.get(&key).copied()
+                };
+                let class = known.unwrap_or_else(|| {
                     keys.push(key);
+                    if !few {
+                        class_of.insert(key, keys.len() as u32 - 1);
+                    }
                     keys.len() as u32 - 1
                 });
                 keyed.push((class, t));
@@ -1059,6 +1073,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             last_use: vec![0],
             clock: 0,
             measured_at: 0,
+            bytes_read_at: 0,
             preds_scratch: Vec::new(),
             cands_scratch: Vec::new(),
             picks_scratch: Vec::new(),
@@ -1301,8 +1316,16 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.store.choose_cone_layout();
             // Memory is measured every 256 steps, and whenever the store grew by a 64th of
             // the limit since the last measure.
+            // (The store's size is read only once 16 events were made since the last read:
+            // it sums a score of tables, which cost a few percent of a run read at every step.)
+            let grown = |x: &mut Self, limit: u64| {
+                x.stats.event_creations >= x.bytes_read_at + 16 && {
+                    x.bytes_read_at = x.stats.event_creations;
+                    x.store.bytes() > x.measured_at + limit / 64
+                }
+            };
             if let Some(limit) = limits.mem_limit()
-                && (steps.is_multiple_of(256) || self.store.bytes() > self.measured_at + limit / 64)
+                && (steps.is_multiple_of(256) || grown(self, limit))
             {
                 self.measured_at = self.store.bytes();
                 self.stats.peak_bytes = self.stats.peak_bytes.max(self.accounted_bytes());

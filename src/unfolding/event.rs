@@ -807,8 +807,11 @@ impl EventStore {
             self.unlink_child(pidx, me);
             let removals = self.children_removals.entry(pidx as u32).or_default();
             *removals = removals.wrapping_add(1);
-            // A leaf's nodes have no children left, but may keep an emptied array.
-            if let Some(array) = self.wide.remove(&me) {
+            // A leaf's nodes have no children left, but may keep an emptied array (only a
+            // node that had WIDE_AT children has one: the count skips the lookup for others).
+            if self.child_count[me as usize] >= WIDE_AT
+                && let Some(array) = self.wide.remove(&me)
+            {
                 self.wide_bytes -= array.bytes();
             }
         }
@@ -833,7 +836,9 @@ impl EventStore {
 
     /// Takes the node `child` out of the child list of the node `parent`.
     fn unlink_child(&mut self, parent: usize, child: u32) {
-        if let Some(array) = self.wide.get_mut(&(parent as u32)) {
+        if self.child_count[parent] >= WIDE_AT
+            && let Some(array) = self.wide.get_mut(&(parent as u32))
+        {
             self.wide_bytes -= array.bytes();
             array.remove(self.nodes[child as usize].event);
             self.wide_bytes += array.bytes();

@@ -170,38 +170,44 @@ impl SlotMap {
     /// Builds the slots of `sys` from its footprints.
     pub fn new<S: System + ?Sized>(sys: &S) -> Self {
         let n = sys.transition_count();
-        // Every access as (resource, kind, transition), sorted: each resource's pure readers
-        // (kind 0), pure adders (1) and the others (2), each in the order of transitions.
-        let mut accesses: Vec<(u32, u8, Transition)> = Vec::new();
-        for t in 0..n as Transition {
-            for touch in sys.footprint(t) {
-                let acc = touch.access;
-                let kind = if acc == Access::READ {
-                    0
-                } else if acc == Access::ADD {
-                    1
-                } else {
-                    2
-                };
-                if !acc.is_empty() {
-                    accesses.push((touch.resource, kind, t));
-                }
+        // Each resource's pure readers (kind 0), pure adders (1) and the others (2), each in
+        // the order of transitions: one row per (resource, kind), filled by counting (a sort
+        // of every access cost more than the rest of this on large nets).
+        let kind = |acc: Access| {
+            if acc == Access::READ {
+                0
+            } else if acc == Access::ADD {
+                1
+            } else {
+                2
             }
-        }
-        accesses.sort_unstable();
-        accesses.dedup();
+        };
+        let by_kind = Rows::group(3 * sys.resource_count(), || {
+            (0..n as Transition).flat_map(move |t| {
+                sys.footprint(t)
+                    .iter()
+                    .filter(|touch| !touch.access.is_empty())
+                    .map(move |touch| (3 * touch.resource as usize + kind(touch.access), t))
+            })
+        });
         // Candidate slots, numbered in the order of their origin (resource, then rank within
         // the resource), one row each.
         let mut candidates: Rows<Transition> = Rows::new();
         let mut row: Vec<Transition> = Vec::new();
-        for resource in accesses.chunk_by(|a, b| a.0 == b.0) {
-            let of_kind = |k: u8| {
-                let from = resource.partition_point(|a| a.1 < k);
-                let to = resource.partition_point(|a| a.1 <= k);
-                resource[from..to].iter().map(|a| a.2)
+        let (mut readers, mut adders, mut strong) = (Vec::new(), Vec::new(), Vec::new());
+        for r in 0..sys.resource_count() {
+            let of_kind = |k: usize, out: &mut Vec<Transition>| {
+                out.clear();
+                out.extend_from_slice(by_kind.row(3 * r + k));
+                // A footprint naming a resource twice.
+                out.dedup();
             };
-            let (readers, adders): (Vec<_>, Vec<_>) = (of_kind(0).collect(), of_kind(1).collect());
-            let strong: Vec<Transition> = of_kind(2).collect();
+            of_kind(0, &mut readers);
+            of_kind(1, &mut adders);
+            of_kind(2, &mut strong);
+            if readers.is_empty() && adders.is_empty() && strong.is_empty() {
+                continue;
+            }
             let mut push = |extra: &[Transition]| {
                 row.clear();
                 push_clique(&mut row, extra, &strong);
@@ -220,6 +226,7 @@ impl SlotMap {
                 }
             }
         }
+        drop(by_kind);
         // A slot whose members all lie in another slot adds no pair: drop it. Sorting by size,
         // largest first, lets each slot be checked against the ones kept so far; equal slots
         // keep the least origin.
@@ -232,11 +239,18 @@ impl SlotMap {
                 ((size as u64) << 32 | first as u64, c as u32)
             })
             .collect();
-        by_size.sort_unstable_by(|&(ka, a), &(kb, b)| {
-            ka.cmp(&kb)
-                .then_with(|| candidates.row(a as usize).cmp(candidates.row(b as usize)))
-                .then(a.cmp(&b))
-        });
+        // Integers first (cheap to compare), then the rare runs of equal keys by their rows.
+        by_size.sort_unstable();
+        for run in by_size.chunk_by_mut(|a, b| a.0 == b.0) {
+            if run.len() > 1 {
+                run.sort_unstable_by(|&(_, a), &(_, b)| {
+                    candidates
+                        .row(a as usize)
+                        .cmp(candidates.row(b as usize))
+                        .then(a.cmp(&b))
+                });
+            }
+        }
         by_size.dedup_by(|b, a| candidates.row(a.1 as usize) == candidates.row(b.1 as usize));
         let mut kept: Rows<Transition> = Rows::new();
         let mut origins: Vec<u32> = Vec::new();
