@@ -603,7 +603,8 @@ impl<'a> Reader<'a> {
     fn new(bytes: &'a [u8], name: String) -> Self {
         Reader {
             bytes,
-            builder: NetBuilder::new(name),
+            // Identifiers are p<n> and t<n>, with numbers checked unique per kind.
+            builder: NetBuilder::with_unique_ids(name),
             places: Numbering {
                 sequential: true,
                 ..Numbering::default()
