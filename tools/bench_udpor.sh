@@ -29,7 +29,7 @@ echo
 echo "| family | n | maximal configurations | events | time (s) | exploration (s) | events/s | events/s of exploration | configurations/s | µs per configuration | bytes/event | peak held |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for spec in "pairs 10" "pairs 14" "pairs 16" "pairs 18" "conflict 1000" "conflict 4000" "conflict 16000" \
-    "conflict 64000" "chain 10000" "chain 30000" "chain 100000"; do
+    "conflict 64000" "conflict 256000" "chain 10000" "chain 30000" "chain 100000" "chain 1000000"; do
     set -- $spec
     f="$tmp/$1-$2.ll_net"
     python3 tools/gen_net.py "$1" "$2" --format pep -o "$f"
