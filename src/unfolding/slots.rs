@@ -182,7 +182,17 @@ impl SlotMap {
                 2
             }
         };
-        let by_kind = Rows::group(3 * sys.resource_count(), || {
+        // (Every resource a footprint names, should a system name more than it counts.)
+        let resources = (0..n as Transition)
+            .flat_map(|t| {
+                sys.footprint(t)
+                    .iter()
+                    .map(|touch| touch.resource as usize + 1)
+            })
+            .max()
+            .unwrap_or(0)
+            .max(sys.resource_count());
+        let by_kind = Rows::group(3 * resources, || {
             (0..n as Transition).flat_map(move |t| {
                 sys.footprint(t)
                     .iter()
@@ -195,7 +205,7 @@ impl SlotMap {
         let mut candidates: Rows<Transition> = Rows::new();
         let mut row: Vec<Transition> = Vec::new();
         let (mut readers, mut adders, mut strong) = (Vec::new(), Vec::new(), Vec::new());
-        for r in 0..sys.resource_count() {
+        for r in 0..resources {
             let of_kind = |k: usize, out: &mut Vec<Transition>| {
                 out.clear();
                 out.extend_from_slice(by_kind.row(3 * r + k));
