@@ -182,16 +182,8 @@ impl SlotMap {
                 2
             }
         };
-        // (Every resource a footprint names, should a system name more than it counts.)
-        let resources = (0..n as Transition)
-            .flat_map(|t| {
-                sys.footprint(t)
-                    .iter()
-                    .map(|touch| touch.resource as usize + 1)
-            })
-            .max()
-            .unwrap_or(0)
-            .max(sys.resource_count());
+        // (Footprints name resources below `resource_count`, as the trait says.)
+        let resources = sys.resource_count();
         let by_kind = Rows::group(3 * resources, || {
             (0..n as Transition).flat_map(move |t| {
                 sys.footprint(t)
