@@ -2575,6 +2575,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 if let Some(m) = stale {
                     self.icf_bytes -= m.bytes();
                 }
+                // An event that is the only child of its parents has nothing in immediate
+                // conflict, and no memo says more than none: a later call finds the same
+                // from the start (a chain's every event; no allocation then).
+                let alone = (0..n).all(|k| {
+                    let last = self
+                        .store
+                        .last_child_of_node(self.store.parent_node_on_kth(d, k));
+                    self.store.only_new_child_is(d, k, ChildCursor::START, last)
+                });
+                if alone {
+                    return;
+                }
                 Box::new(IcfMemo {
                     removals,
                     seen: SmallVec::from_elem(ChildCursor::START, n),

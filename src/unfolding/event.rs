@@ -90,10 +90,12 @@ struct SlotNode {
     /// slot as their primary one (see [`SlotParts`]): summed over the slots of a
     /// configuration's cone, its size (every event is counted on exactly one slot).
     firsts: u32,
-    /// The children of this node, in the order they were added, as a list threaded through
-    /// the nodes: a node costs no allocation of its own, however many children it gets.
-    first_child: u32,
+    /// The children of this node, in the order they were added, as a circular list threaded
+    /// through the nodes: a node costs no allocation of its own, however many children it
+    /// gets. This names the last child added (`NO_NODE`: none), whose `next_sibling` is the
+    /// first; one field fewer than a list with both ends keeps a node at 32 bytes.
     last_child: u32,
+    /// The next child of this node's parent, or the first after the last.
     next_sibling: u32,
 }
 
@@ -107,7 +109,6 @@ impl SlotNode {
             jump_node: s,
             jump_depth: 0,
             firsts: 0,
-            first_child: NO_NODE,
             last_child: NO_NODE,
             next_sibling: NO_NODE,
         }
@@ -118,8 +119,12 @@ impl SlotNode {
 pub struct Children<'a>(ChildWalk<'a>);
 
 enum ChildWalk<'a> {
-    /// Following the list threaded through the nodes.
-    List { nodes: &'a [SlotNode], next: u32 },
+    /// Following the list threaded through the nodes, up to its last child.
+    List {
+        nodes: &'a [SlotNode],
+        next: u32,
+        last: u32,
+    },
     /// Reading a node's array of children (see [`EventStore`]'s `wide`).
     Array(std::slice::Iter<'a, EventId>),
 }
@@ -130,12 +135,16 @@ impl Iterator for Children<'_> {
     #[inline]
     fn next(&mut self) -> Option<EventId> {
         match &mut self.0 {
-            ChildWalk::List { nodes, next } => {
+            ChildWalk::List { nodes, next, last } => {
                 if *next == NO_NODE {
                     return None;
                 }
                 let node = &nodes[*next as usize];
-                *next = node.next_sibling;
+                *next = if *next == *last {
+                    NO_NODE
+                } else {
+                    node.next_sibling
+                };
                 Some(node.event)
             }
             ChildWalk::Array(it) => it.next().copied(),
@@ -793,7 +802,7 @@ impl EventStore {
         let k = self.slots.of(d.label).len();
         self.nodes[d.node_start as usize..d.node_start as usize + k]
             .iter()
-            .all(|n| n.first_child == NO_NODE)
+            .all(|n| n.last_child == NO_NODE)
     }
 
     /// Removes the leaf `e` (not ⊥): its id and storage will be reused.
@@ -846,20 +855,24 @@ impl EventStore {
             self.child_count[parent] -= 1;
         }
         let next = self.nodes[child as usize].next_sibling;
-        let mut prev = NO_NODE;
-        let mut at = self.nodes[parent].first_child;
+        let last = self.nodes[parent].last_child;
+        debug_assert!(last != NO_NODE, "the child is in its parent's list");
+        // The walk starts at the first child, the last one's successor.
+        let mut prev = last;
+        let mut at = self.nodes[last as usize].next_sibling;
         while at != child {
-            debug_assert!(at != NO_NODE, "the child is in its parent's list");
+            debug_assert!(at != last, "the child is in its parent's list");
             prev = at;
             at = self.nodes[at as usize].next_sibling;
         }
-        if prev == NO_NODE {
-            self.nodes[parent].first_child = next;
+        if prev == child {
+            // It was the only child.
+            self.nodes[parent].last_child = NO_NODE;
         } else {
             self.nodes[prev as usize].next_sibling = next;
-        }
-        if self.nodes[parent].last_child == child {
-            self.nodes[parent].last_child = prev;
+            if last == child {
+                self.nodes[parent].last_child = prev;
+            }
         }
     }
 
@@ -1096,14 +1109,18 @@ impl EventStore {
         {
             return Children(ChildWalk::Array(array.all[cursor.seen as usize..].iter()));
         }
-        let next = if cursor == ChildCursor::START {
-            self.nodes[node].first_child
+        let last = self.nodes[node].last_child;
+        let next = if last == NO_NODE || cursor.node == last {
+            NO_NODE
+        } else if cursor == ChildCursor::START {
+            self.nodes[last as usize].next_sibling
         } else {
             self.nodes[cursor.node as usize].next_sibling
         };
         Children(ChildWalk::List {
             nodes: &self.nodes,
             next,
+            last,
         })
     }
 
@@ -1856,11 +1873,13 @@ impl EventStore {
                 (pidx as u32, pnode.depth)
             };
             let me = node_start + i as u32;
-            if pnode.last_child == NO_NODE {
-                self.nodes[pidx].first_child = me;
+            // The new last child comes before the first.
+            let first = if pnode.last_child == NO_NODE {
+                me
             } else {
-                self.nodes[pnode.last_child as usize].next_sibling = me;
-            }
+                let last = pnode.last_child as usize;
+                std::mem::replace(&mut self.nodes[last].next_sibling, me)
+            };
             self.nodes[pidx].last_child = me;
             self.child_count[me as usize] = 0;
             if self.child_count[pidx] >= WIDE_AT {
@@ -1870,8 +1889,8 @@ impl EventStore {
                 self.child_count[pidx] += 1;
                 if self.child_count[pidx] == WIDE_AT {
                     let mut array = WideChildren::default();
-                    let mut at = self.nodes[pidx].first_child;
-                    while at != NO_NODE {
+                    let mut at = first;
+                    loop {
                         // The new node (the last child) and its event are not written yet.
                         if at == me {
                             array.push(id);
@@ -1891,9 +1910,8 @@ impl EventStore {
                 jump_node,
                 jump_depth,
                 firsts: pnode.firsts + u32::from(i == primary),
-                first_child: NO_NODE,
                 last_child: NO_NODE,
-                next_sibling: NO_NODE,
+                next_sibling: first,
             };
             own.push((s, me));
         }
