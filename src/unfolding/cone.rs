@@ -683,33 +683,45 @@ impl ConeForest {
             return;
         }
         let n = (self.slots - base).min(self.width as u32) as usize;
+        // ⊥'s nodes are the slots themselves: an empty leaf reads as `base + i`. (The leaves
+        // are compared where they lie: copied out first, the copies cost stalls on reading
+        // them back.)
         let bottom: TreeBlock = std::array::from_fn(|i| i as u32);
         for chunk in (0..n).step_by(FANOUT) {
-            // ⊥'s nodes are the slots themselves: an empty leaf reads as `base + i`.
-            let read = |x: u32| -> TreeBlock {
-                if x == EMPTY {
-                    bottom.map(|i| base + chunk as u32 + i)
-                } else {
+            let at = base + chunk as u32;
+            let read = |x: u32| -> Option<&[u32; FANOUT]> {
+                (x != EMPTY).then(|| {
                     self.block(x)[chunk..chunk + FANOUT]
                         .try_into()
                         .expect("leaves are whole chunks")
-                }
+                })
             };
+            let entry = |x: Option<&[u32; FANOUT]>, i: usize| x.map_or(at + i as u32, |x| x[i]);
             let (xa, xb) = (read(a), read(b));
             // Leaves start at multiples of 16, so their slots lie in one word of `only`
             // (which has no bits past the last slot).
             const { assert!(FANOUT == 16) };
-            let first = base as usize + chunk;
+            let first = at as usize;
             let mut differ = (only[first / 64] >> (first % 64)) as u32 & 0xFFFF;
             let mut unequal = 0u32;
-            for i in 0..FANOUT {
-                unequal |= u32::from(xa[i] != xb[i]) << i;
+            match (xa, xb) {
+                (Some(xa), Some(xb)) => {
+                    for i in 0..FANOUT {
+                        unequal |= u32::from(xa[i] != xb[i]) << i;
+                    }
+                }
+                (Some(x), None) | (None, Some(x)) => {
+                    for i in 0..FANOUT {
+                        unequal |= u32::from(x[i] != at + bottom[i]) << i;
+                    }
+                }
+                (None, None) => {}
             }
             differ &= unequal;
             while differ != 0 {
                 let i = differ.trailing_zeros() as usize;
                 differ &= differ - 1;
-                f(first as u32 + i as u32, xa[i], xb[i]);
+                f(first as u32 + i as u32, entry(xa, i), entry(xb, i));
             }
         }
     }
