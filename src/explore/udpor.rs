@@ -2113,7 +2113,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         preds: &[EventId],
         xs: &[ConeEntry],
     ) -> Result<Option<EventId>, Overflow> {
-        if let Some(ev) = self.store.find(t, preds) {
+        if let Some(ev) = self.store.find_by_parents(t, preds, xs) {
             self.stats.cache_hits += 1;
             self.touch(ev);
             return Ok(Some(ev));
