@@ -1550,13 +1550,18 @@ impl EventStore {
         preds: &[EventId],
         parents: &[ConeEntry],
     ) -> Option<EventId> {
-        if parents
-            .iter()
-            .any(|x| self.nodes[x.node as usize].last_child == NO_NODE)
-        {
+        if self.has_childless_parent(parents) {
             return None;
         }
         self.find(t, preds)
+    }
+
+    /// Whether one of `parents` (entries of events on their slots) has no children there: no
+    /// event has those parents then.
+    pub fn has_childless_parent(&self, parents: &[ConeEntry]) -> bool {
+        parents
+            .iter()
+            .any(|x| self.nodes[x.node as usize].last_child == NO_NODE)
     }
 
     /// Moves the pending events into the table.
