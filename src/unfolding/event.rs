@@ -508,6 +508,66 @@ impl ChildCursor {
 /// scan of them is cheaper than a probe of the table that misses the cache.
 const PENDING: usize = 32;
 
+/// Events made and not yet in the store's table (see `EventStore::pending`), with their
+/// [`short_hash`]es: in arrays, so that the hashes are compared all at once.
+#[derive(Clone, Debug)]
+struct Batch {
+    len: usize,
+    ids: [EventId; PENDING],
+    /// Past `len`, left over.
+    hashes: [u32; PENDING],
+}
+
+impl Batch {
+    fn new() -> Self {
+        Batch {
+            len: 0,
+            ids: [0; PENDING],
+            hashes: [0; PENDING],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, e: EventId, h: u32) {
+        self.ids[self.len] = e;
+        self.hashes[self.len] = h;
+        self.len += 1;
+    }
+
+    /// The events and their hashes.
+    fn entries(&self) -> impl Iterator<Item = (EventId, u32)> + '_ {
+        self.ids[..self.len]
+            .iter()
+            .copied()
+            .zip(self.hashes[..self.len].iter().copied())
+    }
+
+    /// Takes `e` out; whether it was there.
+    fn remove(&mut self, e: EventId) -> bool {
+        let Some(i) = self.ids[..self.len].iter().position(|&x| x == e) else {
+            return false;
+        };
+        self.len -= 1;
+        self.ids[i] = self.ids[self.len];
+        self.hashes[i] = self.hashes[self.len];
+        true
+    }
+
+    /// The positions of the events with hash `h`, as bits.
+    #[inline]
+    fn with_hash(&self, h: u32) -> u32 {
+        const { assert!(PENDING <= 32) };
+        let mut found = 0u32;
+        for (i, &x) in self.hashes.iter().enumerate() {
+            found |= u32::from(x == h) << i;
+        }
+        found & ((1u64 << self.len) - 1) as u32
+    }
+}
+
 /// Children above which a node keeps them in an array as well: scanning a long list of
 /// siblings node by node waits on memory at every step, reading an array does not.
 const WIDE_AT: u8 = 12;
@@ -626,7 +686,7 @@ pub struct EventStore {
     /// insertion misses them (it reads the probed group before it writes), and one at a time,
     /// each new event waited on that miss; inserted together, the misses of a batch overlap
     /// (Raft-PT-02 without cutoffs: 10 % of the time).
-    pending: Vec<(EventId, u32)>,
+    pending: Batch,
     /// Ids of removed events, for reuse.
     free_ids: Vec<EventId>,
     /// Freed runs of `preds`, by length.
@@ -709,7 +769,7 @@ impl EventStore {
             },
             sparse: SparseRoom::default(),
             table: HashTable::new(),
-            pending: Vec::with_capacity(PENDING),
+            pending: Batch::new(),
             free_ids: Vec::new(),
             free_preds: FxHashMap::default(),
             free_nodes: FxHashMap::default(),
@@ -835,9 +895,7 @@ impl EventStore {
                 self.wide_bytes -= array.bytes();
             }
         }
-        if let Some(i) = self.pending.iter().position(|&(x, _)| x == e) {
-            self.pending.swap_remove(i);
-        } else {
+        if !self.pending.remove(e) {
             let h = short_hash(d.label, self.preds(e));
             if let Ok(entry) = self.table.find_entry(table_hash(h), |&(x, _)| x == e) {
                 entry.remove();
@@ -1533,8 +1591,13 @@ impl EventStore {
     pub fn find(&self, t: Transition, preds: &[EventId]) -> Option<EventId> {
         let h = short_hash(t, preds);
         let is = |e: EventId, eh: u32| eh == h && self.label(e) == t && self.preds(e) == preds;
-        if let Some(&(e, _)) = self.pending.iter().find(|&&(e, eh)| is(e, eh)) {
-            return Some(e);
+        let mut same = self.pending.with_hash(h);
+        while same != 0 {
+            let e = self.pending.ids[same.trailing_zeros() as usize];
+            same &= same - 1;
+            if is(e, h) {
+                return Some(e);
+            }
         }
         self.table
             .find(table_hash(h), |&(e, eh)| is(e, eh))
@@ -1568,11 +1631,11 @@ impl EventStore {
     fn flush_pending(&mut self) {
         self.table
             .reserve(self.pending.len(), |&(_, eh)| table_hash(eh));
-        for &(e, h) in &self.pending {
+        for (e, h) in self.pending.entries() {
             self.table
                 .insert_unique(table_hash(h), (e, h), |&(_, eh)| table_hash(eh));
         }
-        self.pending.clear();
+        self.pending.len = 0;
     }
 
     /// Computes `state(H)` for the history `H = ⋃ [p]` over `preds` into `out`, and returns
@@ -2037,7 +2100,7 @@ impl EventStore {
         if self.pending.len() == PENDING {
             self.flush_pending();
         }
-        self.pending.push((id, short_hash(t, preds)));
+        self.pending.push(id, short_hash(t, preds));
         id
     }
 
