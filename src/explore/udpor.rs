@@ -869,6 +869,13 @@ struct LeastEntry {
 ///
 /// Most events have few slots and few immediate conflicts: both lists are kept inline, and a
 /// memo then costs one allocation (a store holds one per event of `D` it has met).
+/// The most candidate events noted before they are found or made (see
+/// `Explorer::make_candidates`): enough for their probes to overlap, few enough that the
+/// events come out while the search goes on, which checks the time limit (a step may have
+/// millions: Dekker-PT-010 without cutoffs), and that the notes take little room. (Debug
+/// builds keep windows of 3, so that their tests make events in the middle of searches too.)
+const CANDIDATE_WINDOW: usize = if cfg!(debug_assertions) { 3 } else { 1024 };
+
 /// Candidate events `<t, H>` (see `Explorer::add_candidate`): each with its immediate
 /// predecessors and its last events on the slots of `t`, in flat arrays.
 #[derive(Default)]
@@ -879,6 +886,8 @@ struct Candidates {
     xs: Vec<ConeEntry>,
     /// Scratch room of `make_candidates`: what the store holds of each.
     found: Vec<Option<EventId>>,
+    /// The events found or made, in order.
+    made: Vec<EventId>,
 }
 
 impl Candidates {
@@ -886,6 +895,7 @@ impl Candidates {
         self.heads.clear();
         self.preds.clear();
         self.xs.clear();
+        self.made.clear();
     }
 
     fn len(&self) -> usize {
@@ -1711,7 +1721,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.on_e[s as usize] = false;
         }
         searched?;
-        self.make_candidates(&mut found)?;
+        self.make_candidates()?;
+        found.extend_from_slice(&self.candidates.made);
         for &x in &found {
             if !self.enabled_in_c(x) {
                 continue;
@@ -1938,8 +1949,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     .zip(&search.xs)
                     .all(|(&s, y)| self.store.cone_at(x.event, s).depth <= y.depth)
             }));
-            self.add_candidate(search.t, search.e, &search.xs);
-            return Ok(());
+            return self.add_candidate(search.t, search.e, &search.xs);
         }
         let k = search.slots.len();
         // When every slot still open has its floor at C's last event there (as on most
@@ -2070,11 +2080,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     }
 
     /// Notes the candidate event `<t, ⋃[x_s]>`, to be found or made (if `t` is enabled after
-    /// that history) by [`make_candidates`](Self::make_candidates).
+    /// that history) by [`make_candidates`](Self::make_candidates) with the others of its
+    /// window.
     ///
     /// `e`, the event just added to `C`, is in the history, and maximal there (no event of
     /// `C` is above it): the other last events that lie in `[e]` are left out at once.
-    fn add_candidate(&mut self, t: Transition, e: EventId, xs: &[ConeEntry]) {
+    fn add_candidate(
+        &mut self,
+        t: Transition,
+        e: EventId,
+        xs: &[ConeEntry],
+    ) -> Result<(), Overflow> {
         // Scratch buffers, taken and given back: this runs once per candidate history.
         let mut cands = std::mem::take(&mut self.cands_scratch);
         cands.clear();
@@ -2134,17 +2150,21 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         self.cands_scratch = cands;
         self.candidates.push(t, &preds, xs);
         self.preds_scratch = preds;
+        if self.candidates.len() == CANDIDATE_WINDOW {
+            self.make_candidates()?;
+        }
+        Ok(())
     }
 
-    /// Finds or makes the events of the candidates that `push`'s searches found, in the order
-    /// they were found, and appends them to `out`. The store is probed for all of them first,
-    /// in a loop of its own: a probe misses the caches once the store is large, and
-    /// independent probes overlap their misses where one probe per search waited on each
-    /// (Raft-PT-02 without cutoffs: a tenth of the time). Nothing the searches read changes
-    /// in between: they read `C`, not the events being made. And a probe that finds nothing
-    /// stays true while the others' events are made, for they all have other histories or
-    /// other labels.
-    fn make_candidates(&mut self, out: &mut Vec<EventId>) -> Result<(), Overflow> {
+    /// Finds or makes the events of the candidates noted so far (a window of at most
+    /// [`CANDIDATE_WINDOW`]), in the order they were found, and appends them to the list of
+    /// events made. The store is probed for all of them first, in a loop of its own: a probe
+    /// misses the caches once the store is large, and independent probes overlap their misses
+    /// where one probe per search waited on each (Raft-PT-02 without cutoffs: a tenth of the
+    /// time). Nothing the searches read changes in between: they read `C`, not the events
+    /// being made. And a probe that finds nothing stays true while the others' events are
+    /// made, for they all have other histories or other labels.
+    fn make_candidates(&mut self) -> Result<(), Overflow> {
         let mut cs = std::mem::take(&mut self.candidates);
         cs.found.clear();
         for k in 0..cs.len() {
@@ -2167,7 +2187,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 None => self.make_new_event(t, preds, xs),
             };
             match made {
-                Ok(Some(ev)) => out.push(ev),
+                Ok(Some(ev)) => cs.made.push(ev),
                 Ok(None) => {}
                 Err(overflow) => {
                     result = Err(overflow);
@@ -2175,7 +2195,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
             }
         }
-        cs.clear();
+        cs.heads.clear();
+        cs.preds.clear();
+        cs.xs.clear();
         self.candidates = cs;
         result
     }
