@@ -396,8 +396,8 @@ struct Explorer<'s, S: System + ?Sized> {
     cone_room: Vec<u32>,
     /// Scratch room of `push`: the extensions found through the event it adds.
     extensions_scratch: Vec<EventId>,
-    /// The candidate events of `push`'s searches, made once the searches are done (see
-    /// `make_candidates`).
+    /// The candidate events of `push`'s searches, found or made by windows (see
+    /// `make_candidates`), and the events they gave.
     candidates: Candidates,
     /// Scratch room of `alternative`: the picks, then the events still to walk in their
     /// histories, and those met.
@@ -862,13 +862,6 @@ struct LeastEntry {
     event: LogId,
 }
 
-/// The events in immediate conflict with one event that are not cutoffs (they are all among
-/// its siblings on its slots), valid while the store's [`EventStore::siblings_removals`] of
-/// that event equals `removals`: siblings are then only appended, and `seen[i]` is the last
-/// of those on the event's `i`-th slot that was looked at.
-///
-/// Most events have few slots and few immediate conflicts: both lists are kept inline, and a
-/// memo then costs one allocation (a store holds one per event of `D` it has met).
 /// The most candidate events noted before they are found or made (see
 /// `Explorer::make_candidates`): enough for their probes to overlap, few enough that the
 /// events come out while the search goes on, which checks the time limit (a step may have
@@ -920,6 +913,13 @@ impl Candidates {
     }
 }
 
+/// The events in immediate conflict with one event that are not cutoffs (they are all among
+/// its siblings on its slots), valid while the store's [`EventStore::siblings_removals`] of
+/// that event equals `removals`: siblings are then only appended, and `seen[i]` is the last
+/// of those on the event's `i`-th slot that was looked at.
+///
+/// Most events have few slots and few immediate conflicts: both lists are kept inline, and a
+/// memo then costs one allocation (a store holds one per event of `D` it has met).
 struct IcfMemo {
     removals: u64,
     seen: SmallVec<[ChildCursor; 4]>,

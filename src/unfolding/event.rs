@@ -685,7 +685,7 @@ pub struct EventStore {
     /// their [`short_hash`]es, at most [`PENDING`]. Once the table outgrows the caches, an
     /// insertion misses them (it reads the probed group before it writes), and one at a time,
     /// each new event waited on that miss; inserted together, the misses of a batch overlap
-    /// (Raft-PT-02 without cutoffs: 10 % of the time).
+    /// (Raft-PT-02 without cutoffs: 3 % of the time).
     pending: Batch,
     /// Ids of removed events, for reuse.
     free_ids: Vec<EventId>,
