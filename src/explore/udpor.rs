@@ -394,10 +394,8 @@ struct Explorer<'s, S: System + ?Sized> {
     parted: Vec<bool>,
     /// Scratch room of the cones' lookups for `parted`.
     cone_room: Vec<u32>,
-    /// Scratch room of `push`: the extensions found through the event it adds.
-    extensions_scratch: Vec<EventId>,
     /// The candidate events of `push`'s searches, found or made by windows (see
-    /// `make_candidates`), and the events they gave.
+    /// `make_candidates`), and the events they gave: the extensions through the event added.
     candidates: Candidates,
     /// Scratch room of `alternative`: the picks, then the events still to walk in their
     /// histories, and those met.
@@ -885,10 +883,15 @@ struct Candidates {
 
 impl Candidates {
     fn clear(&mut self) {
+        self.clear_notes();
+        self.made.clear();
+    }
+
+    /// Forgets the candidates (not the events they gave).
+    fn clear_notes(&mut self) {
         self.heads.clear();
         self.preds.clear();
         self.xs.clear();
-        self.made.clear();
     }
 
     fn len(&self) -> usize {
@@ -1098,7 +1101,6 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             sibling_events: Vec::new(),
             parted: Vec::new(),
             cone_room: Vec::new(),
-            extensions_scratch: Vec::new(),
             candidates: Candidates::default(),
             first_shared_round: 0,
             e_cone: Vec::new(),
@@ -1706,8 +1708,6 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         self.visit_mark = mark;
         self.visit_bits = bits;
         self.stats.extension_searches += visits.len() as u64;
-        let mut found = std::mem::take(&mut self.extensions_scratch);
-        found.clear();
         self.candidates.clear();
         let searched = visits.iter().try_for_each(|&t| {
             if self.guards_allow(t, e) {
@@ -1722,7 +1722,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
         searched?;
         self.make_candidates()?;
-        found.extend_from_slice(&self.candidates.made);
+        let found = std::mem::take(&mut self.candidates.made);
         for &x in &found {
             if !self.enabled_in_c(x) {
                 continue;
@@ -1735,7 +1735,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             debug_assert!(!list.events(level + 1).contains(&x));
             list.push(x, self.key_slot[self.store.label(x) as usize]);
         }
-        self.extensions_scratch = found;
+        self.candidates.made = found;
         Ok(())
     }
 
@@ -2179,11 +2179,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             }
             let (t, preds, xs) = cs.get(k);
             let made = match cs.found[k] {
-                Some(ev) => {
-                    self.stats.cache_hits += 1;
-                    self.touch(ev);
-                    Ok(Some(ev))
-                }
+                Some(ev) => Ok(Some(self.found_again(ev))),
                 None => self.make_new_event(t, preds, xs),
             };
             match made {
@@ -2195,9 +2191,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 }
             }
         }
-        cs.heads.clear();
-        cs.preds.clear();
-        cs.xs.clear();
+        cs.clear_notes();
         self.candidates = cs;
         result
     }
@@ -2211,11 +2205,16 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         xs: &[ConeEntry],
     ) -> Result<Option<EventId>, Overflow> {
         if let Some(ev) = self.store.find_by_parents(t, preds, xs) {
-            self.stats.cache_hits += 1;
-            self.touch(ev);
-            return Ok(Some(ev));
+            return Ok(Some(self.found_again(ev)));
         }
         self.make_new_event(t, preds, xs)
+    }
+
+    /// Counts `ev`, found in the store instead of being made, as a cache hit, and as just used.
+    fn found_again(&mut self, ev: EventId) -> EventId {
+        self.stats.cache_hits += 1;
+        self.touch(ev);
+        ev
     }
 
     /// [`make_event_with`](Self::make_event_with) for an event that does not exist.

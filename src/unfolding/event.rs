@@ -531,6 +531,10 @@ impl Batch {
         self.len
     }
 
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
     fn push(&mut self, e: EventId, h: u32) {
         self.ids[self.len] = e;
         self.hashes[self.len] = h;
@@ -1621,7 +1625,7 @@ impl EventStore {
 
     /// Whether one of `parents` (entries of events on their slots) has no children there: no
     /// event has those parents then.
-    pub fn has_childless_parent(&self, parents: &[ConeEntry]) -> bool {
+    fn has_childless_parent(&self, parents: &[ConeEntry]) -> bool {
         parents
             .iter()
             .any(|x| self.nodes[x.node as usize].last_child == NO_NODE)
@@ -1635,7 +1639,7 @@ impl EventStore {
             self.table
                 .insert_unique(table_hash(h), (e, h), |&(_, eh)| table_hash(eh));
         }
-        self.pending.len = 0;
+        self.pending.clear();
     }
 
     /// Computes `state(H)` for the history `H = ⋃ [p]` over `preds` into `out`, and returns
