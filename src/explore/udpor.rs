@@ -612,11 +612,12 @@ impl Dependents {
     ) -> Self {
         let n = sys.transition_count();
         let mut deps = Dependents {
-            listed: Rows::new(),
+            listed: Rows::with_capacity(n, 0),
             is_listed: Vec::with_capacity(n),
-            members: Rows::new(),
-            classes: Rows::new(),
-            union: Rows::new(),
+            // The same members, grouped by class.
+            members: Rows::with_capacity(members.len(), members.items().len()),
+            classes: Rows::with_capacity(members.len(), 0),
+            union: Rows::with_capacity(n, 0),
             bits_at: Vec::with_capacity(n),
             class_bits: Vec::new(),
         };
@@ -1196,7 +1197,16 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut holding = vec![Holding::Unknown; sys.resource_count()];
         let mut pool: Vec<Slot> = Vec::new();
         let mut common: Vec<Slot> = Vec::new();
-        let mut guards = Rows::new();
+        // At most one guard per test: the table is sized once.
+        let tests = (0..n as Transition)
+            .map(|t| {
+                sys.footprint(t)
+                    .iter()
+                    .filter(|touch| touch.access.contains(Access::READ))
+                    .count()
+            })
+            .sum();
+        let mut guards = Rows::with_capacity(n, tests);
         let mut row = Vec::new();
         for t in 0..n as Transition {
             let mine = slots.of(t);

@@ -149,7 +149,7 @@ impl TransitionWords {
     /// The words of every transition of `sys`, or `None` when the system does not say where
     /// its resources lie.
     pub fn new<S: System + ?Sized>(sys: &S) -> Option<Self> {
-        let mut of_resource: Rows<u32> = Rows::new();
+        let mut of_resource: Rows<u32> = Rows::with_capacity(sys.resource_count(), 0);
         let mut bits = Vec::new();
         let mut words: Vec<u32> = Vec::new();
         for r in 0..sys.resource_count() {

@@ -25,6 +25,18 @@ impl<T> Rows<T> {
         Self::default()
     }
 
+    /// No rows, with room for `rows` rows of `items` items in all: tables built row by row
+    /// whose sizes are known (or bounded) are then filled without growing, and hold no more
+    /// than they need.
+    pub fn with_capacity(rows: usize, items: usize) -> Self {
+        let mut starts = Vec::with_capacity(rows + 1);
+        starts.push(0);
+        Rows {
+            starts,
+            items: Vec::with_capacity(items),
+        }
+    }
+
     /// Adds a row at the end.
     pub fn push_row(&mut self, row: impl IntoIterator<Item = T>) {
         self.items.extend(row);
@@ -69,19 +81,23 @@ impl<T: Copy + Default> Rows<T> {
     /// `n` rows from `(row, item)` pairs, by counting: each row keeps its items in the order
     /// the pairs give them. `pairs` is walked twice.
     pub fn group<I: Iterator<Item = (usize, T)>>(n: usize, pairs: impl Fn() -> I) -> Self {
-        let mut starts = vec![0u32; n + 1];
+        // Row r's count goes two places to its right: after the prefix sums `starts[r + 1]` is
+        // where row r starts, the cursor of the second pass, which leaves it where row r ends,
+        // that is where row r + 1 starts (no second array of cursors).
+        let mut starts = vec![0u32; n + 2];
         for (r, _) in pairs() {
-            starts[r + 1] += 1;
+            starts[r + 2] += 1;
         }
-        for r in 0..n {
-            starts[r + 1] += starts[r];
+        for r in 2..n + 2 {
+            starts[r] += starts[r - 1];
         }
-        let mut items = vec![T::default(); starts[n] as usize];
-        let mut next: Vec<u32> = starts[..n].to_vec();
+        let mut items = vec![T::default(); starts[n + 1] as usize];
         for (r, x) in pairs() {
-            items[next[r] as usize] = x;
-            next[r] += 1;
+            let at = &mut starts[r + 1];
+            items[*at as usize] = x;
+            *at += 1;
         }
+        starts.truncate(n + 1);
         Rows { starts, items }
     }
 }

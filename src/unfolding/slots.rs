@@ -194,7 +194,8 @@ impl SlotMap {
         });
         // Candidate slots, numbered in the order of their origin (resource, then rank within
         // the resource), one row each.
-        let mut candidates: Rows<Transition> = Rows::new();
+        let mut candidates: Rows<Transition> =
+            Rows::with_capacity(resources, by_kind.items().len());
         let mut row: Vec<Transition> = Vec::new();
         let (mut readers, mut adders, mut strong) = (Vec::new(), Vec::new(), Vec::new());
         for r in 0..resources {
@@ -253,8 +254,12 @@ impl SlotMap {
                 });
             }
         }
-        by_size.dedup_by(|b, a| candidates.row(a.1 as usize) == candidates.row(b.1 as usize));
-        let mut kept: Rows<Transition> = Rows::new();
+        // (Rows of different keys differ: only equal keys need their rows read.)
+        by_size.dedup_by(|b, a| {
+            a.0 == b.0 && candidates.row(a.1 as usize) == candidates.row(b.1 as usize)
+        });
+        let mut kept: Rows<Transition> =
+            Rows::with_capacity(by_size.len(), candidates.items().len());
         let mut origins: Vec<u32> = Vec::new();
         // Each transition's slots kept so far, as lists threaded through one array.
         let mut first_slot: Vec<u32> = vec![u32::MAX; n];
@@ -283,6 +288,7 @@ impl SlotMap {
             kept.push_row(m.iter().copied());
             origins.push(c);
         }
+        let candidate_count = candidates.len();
         drop(candidates);
         // Each transition's kept slots, sorted (they are numbered in the order kept).
         let slots_of = Rows::group(n, || {
@@ -309,12 +315,25 @@ impl SlotMap {
         }
         // Number the slots of one resource consecutively: an event's slots then lie close
         // together, and so do its entries in the cone trees (see `super::cone`).
-        let mut by_origin: Vec<Slot> = (0..origins.len() as Slot).collect();
-        by_origin.sort_by_key(|&s| origins[s as usize]);
-        let mut renumber = vec![0; origins.len()];
-        for (new, &old) in by_origin.iter().enumerate() {
-            renumber[old as usize] = new as Slot;
+        // Origins are distinct candidate numbers (private slots, `u32::MAX`, come last in
+        // their order): placed by counting, not sorted.
+        let mut at_origin = vec![u32::MAX; candidate_count];
+        for (g, &o) in origins.iter().enumerate() {
+            if o != u32::MAX {
+                at_origin[o as usize] = g as u32;
+            }
         }
+        let mut renumber = vec![0; origins.len()];
+        let mut next = 0;
+        for &g in at_origin.iter().filter(|&&g| g != u32::MAX) {
+            renumber[g as usize] = next;
+            next += 1;
+        }
+        for (g, _) in origins.iter().enumerate().filter(|&(_, &o)| o == u32::MAX) {
+            renumber[g] = next;
+            next += 1;
+        }
+        debug_assert_eq!(next as usize, origins.len());
         for g in &mut groups_of {
             *g = renumber[*g as usize];
         }
