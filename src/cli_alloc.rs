@@ -10,11 +10,15 @@
 //! past the soft threshold the explorers are told to stop.
 //! Without a memory limit the cost is one atomic load per allocation.
 //!
-//! Large blocks also have their new pages faulted in at once (see `populate`).
+//! Large blocks also have their new pages faulted in at once (see `populate`), and growing
+//! ones move into mappings of their own, where they grow without being copied (`mapped`).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+#[cfg(target_os = "linux")]
+mod mapped;
 
 /// The system allocator with the checks described in the module documentation.
 pub(crate) struct Guarded;
@@ -160,8 +164,10 @@ fn populate(p: *mut u8, from: usize, to: usize) {
 #[cfg(not(target_os = "linux"))]
 fn populate(_: *mut u8, _: usize, _: usize) {}
 
-// SAFETY: every call is forwarded to the system allocator unchanged; the checks only read,
-// and `populate` only faults in pages of the block just returned.
+// SAFETY: every call is forwarded to the system allocator unchanged, except for growing
+// blocks, which `mapped` keeps in mappings of its own and frees itself (it tells them apart
+// by its table); the checks only read, and `populate` only faults in pages of the block just
+// returned.
 unsafe impl GlobalAlloc for Guarded {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
@@ -184,12 +190,22 @@ unsafe impl GlobalAlloc for Guarded {
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: the caller's contract is passed on.
+        #[cfg(target_os = "linux")]
+        if unsafe { mapped::dealloc(ptr, layout.size()) } {
+            return;
+        }
+        // SAFETY: the caller's contract is passed on.
         unsafe { System.dealloc(ptr, layout) }
     }
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note(new_size.saturating_sub(layout.size()));
+        // SAFETY: the caller's contract is passed on.
+        #[cfg(target_os = "linux")]
+        if let Some(p) = unsafe { mapped::realloc(ptr, layout, new_size) } {
+            return p;
+        }
         // SAFETY: the caller's contract is passed on.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() && new_size >= POPULATE_AT {
