@@ -138,9 +138,9 @@ const POPULATE_AT: usize = 1 << 20;
 /// explorers' tables grow by an eighth at a time, hash tables double, and both fill what they
 /// got soon after; touching those pages one by one costs a page fault each, which on runs that
 /// keep millions of events is a third of the time (Raft-PT-02 without cutoffs: 355 000 faults
-/// for 2 M events, 40 000 with this; README, "Session 23"). The price is up to an eighth of a
-/// growing table held before it is used. Best effort: kernels older than 5.14 refuse the call,
-/// and the pages are then faulted in as they are touched.
+/// for 2 M events, 40 000 with this; benches/HISTORY.md, "Session 23"). The price is up to an
+/// eighth of a growing table held before it is used. Best effort: kernels older than 5.14
+/// refuse the call, and the pages are then faulted in as they are touched.
 #[cfg(target_os = "linux")]
 #[cold]
 fn populate(p: *mut u8, from: usize, to: usize) {
