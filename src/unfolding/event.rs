@@ -152,13 +152,19 @@ impl Iterator for Children<'_> {
     }
 }
 
-/// The children of a node that has many, kept in arrays besides the list threaded through the
-/// nodes: in the order they were added, so that long scans of siblings read memory in order;
-/// and, once a scan asks for it, by label, so that a scan for the siblings of some labels
-/// reads neither the others nor the siblings themselves.
+/// The children of a node that has many: their number, and once a scan asks for them
+/// ([`EventStore::index_children`]), arrays besides the list threaded through the nodes: in
+/// the order they were added, so that long scans of siblings read memory in order; and by
+/// label, so that a scan for the siblings of some labels reads neither the others nor the
+/// siblings themselves. Until then the arrays stay empty: in runs without cutoffs most wide
+/// nodes are never scanned (Raft-PT-02: none of 208, which had 10 children of each event).
 #[derive(Clone, Debug, Default)]
 struct WideChildren {
-    /// In the order they were added.
+    /// How many children the node has.
+    count: u32,
+    /// Whether `all` lists them.
+    listed: bool,
+    /// In the order they were added, once listed.
     all: Vec<EventId>,
     /// By label, in the order the labels first came, for the first `indexed` children.
     groups: Vec<ChildGroup>,
@@ -404,8 +410,22 @@ impl ChildGroup {
 impl WideChildren {
     /// Adds the child `c`; returns the bytes this took (see [`bytes`](Self::bytes)).
     fn push(&mut self, c: EventId) -> usize {
+        self.count += 1;
+        if !self.listed {
+            return 0;
+        }
         self.all.push(c);
         8
+    }
+
+    /// Lists the children, given in the order they were added; returns the bytes this took.
+    fn list(&mut self, children: impl Iterator<Item = EventId>) -> usize {
+        debug_assert!(!self.listed);
+        self.all.reserve_exact(self.count as usize);
+        self.all.extend(children);
+        debug_assert_eq!(self.all.len(), self.count as usize);
+        self.listed = true;
+        8 * self.all.len()
     }
 
     /// Brings the groups by label up to date, `label` giving the children's labels and
@@ -445,6 +465,10 @@ impl WideChildren {
 
     /// Takes the child `c` out; the positions after it move down by one.
     fn remove(&mut self, c: EventId) {
+        self.count -= 1;
+        if !self.listed {
+            return;
+        }
         let at = self.all.iter().position(|&x| x == c);
         let at = at.expect("the child is in its parent's array") as u32;
         self.all.remove(at as usize);
@@ -664,8 +688,8 @@ pub struct EventStore {
     /// Children are otherwise only appended. A map, not a table: removals come from the cache
     /// alone, and most runs never remove an event.
     children_removals: FxHashMap<u32, u32>,
-    /// Per node, its number of children, up to [`WIDE_AT`]; past that, the node's children
-    /// are also kept in `wide`, in the same order and by label.
+    /// Per node, its number of children, up to [`WIDE_AT`]; past that, `wide` counts them,
+    /// and keeps them in the same order and by label once a scan asks.
     child_count: Vec<u8>,
     wide: FxHashMap<u32, WideChildren>,
     /// Bytes held by `wide`'s arrays, for [`bytes`](Self::bytes).
@@ -1183,6 +1207,7 @@ impl EventStore {
     fn children_of_node_after(&self, node: usize, cursor: ChildCursor) -> Children<'_> {
         if self.child_count[node] >= WIDE_AT
             && let Some(array) = self.wide.get(&(node as u32))
+            && array.listed
         {
             return Children(ChildWalk::Array(array.all[cursor.seen as usize..].iter()));
         }
@@ -1219,6 +1244,16 @@ impl EventStore {
             return;
         };
         let (events, nodes) = (&self.events, &self.nodes);
+        if !array.listed {
+            // The list, from its first child (the last one's successor) round to the last.
+            let last = nodes[node].last_child;
+            let mut at = last;
+            let children = std::iter::from_fn(|| {
+                at = nodes[at as usize].next_sibling;
+                Some(nodes[at as usize].event)
+            });
+            self.wide_bytes += array.list(children.take(array.count as usize));
+        }
         let parent =
             |c: EventId, j: usize| nodes[events[c as usize].node_start as usize + j].parent_node;
         let mut bytes = array.index_labels(|c| events[c as usize].label, parent);
@@ -1262,6 +1297,7 @@ impl EventStore {
     ) -> LabeledChildren<'_> {
         if self.child_count[node] >= WIDE_AT
             && let Some(array) = self.wide.get(&(node as u32))
+            && array.listed
             && !array.one_by_one(cursor.seen)
         {
             return LabeledChildren::Grouped {
@@ -1280,7 +1316,7 @@ impl EventStore {
         let seen = if count >= WIDE_AT {
             self.wide
                 .get(&(node as u32))
-                .map_or(u32::from(count), |array| array.all.len() as u32)
+                .map_or(u32::from(count), |array| array.count)
         } else {
             u32::from(count)
         };
@@ -2006,18 +2042,11 @@ impl EventStore {
             } else {
                 self.child_count[pidx] += 1;
                 if self.child_count[pidx] == WIDE_AT {
-                    let mut array = WideChildren::default();
-                    let mut at = first;
-                    loop {
-                        // The new node (the last child) and its event are not written yet.
-                        if at == me {
-                            array.push(id);
-                            break;
-                        }
-                        array.push(self.nodes[at as usize].event);
-                        at = self.nodes[at as usize].next_sibling;
-                    }
-                    self.wide_bytes += array.bytes();
+                    // Listed when a scan asks (see `index_children`).
+                    let array = WideChildren {
+                        count: u32::from(WIDE_AT),
+                        ..WideChildren::default()
+                    };
                     self.wide.insert(pidx as u32, array);
                 }
             }
