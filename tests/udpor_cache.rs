@@ -50,9 +50,10 @@ fn a_limit_that_forces_evictions_changes_no_answer_and_holds() {
     assert_eq!(free["complete"], true);
     assert_eq!(free["cache_evictions"], 0, "no limit, no eviction");
     // The explorer's own data must be a large part of the unlimited run, or the limit below
-    // would test nothing.
+    // would test nothing. (A third, not a half: the rest, the binary and the allocator's
+    // own, is about 10 MiB in debug builds, near the explorer's.)
     let held = free["explorer_bytes"].as_u64().unwrap();
-    assert!(held * 2 > free_rss, "explorer {held} B of {free_rss} B");
+    assert!(held * 3 > free_rss, "explorer {held} B of {free_rss} B");
     let limit = free_rss - held / 5;
     let limit_arg = limit.to_string();
     let (bounded, bounded_rss) = run_measured(&[net, "--cutoffs", "--mem-limit", &limit_arg]);
