@@ -17,7 +17,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Blocks growing to at least this many bytes move into mappings of their own.
-const MAP_AT: usize = 1 << 20;
+const MAP_AT: usize = 1 << 18;
 
 /// Blocks of at least this many bytes are left to glibc, which serves them by mmap and grows
 /// them by mremap already (its threshold never rises above 32 MiB).
