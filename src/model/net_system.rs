@@ -50,19 +50,20 @@ struct Field {
     place: PlaceIdx,
 }
 
-/// A counter a transition tests: it must hold at least `need` tokens.
+/// A counter a transition tests: it must hold at least `need` tokens. (Counts from arc weights,
+/// which are `u32`: half the size of a `u64`, on tables of millions of entries.)
 #[derive(Clone, Copy, Debug)]
 struct Test {
     field: Field,
-    need: u64,
+    need: u32,
 }
 
 /// A counter a transition changes: `m(p) := m(p) - sub + add`.
 #[derive(Clone, Copy, Debug)]
 struct Change {
     field: Field,
-    sub: u64,
-    add: u64,
+    sub: u32,
+    add: u32,
 }
 
 /// Per-word masks of a transition, used when counters are single bits.
@@ -77,13 +78,37 @@ struct WordMasks {
     set: u64,
 }
 
-/// The compiled operations of one transition.
-#[derive(Clone, Debug, Default)]
-struct Compiled {
-    tests: Vec<Test>,
-    changes: Vec<Change>,
-    /// With 1-bit counters: a change adding more than one token, which always overflows.
-    wide_add: Option<Change>,
+/// One short list per transition, all in one array: the list of `t` is
+/// `items[start[t]..start[t + 1]]`. One allocation per table instead of one per transition,
+/// which on a chain of a million transitions cost more than filling the lists.
+#[derive(Clone, Debug)]
+struct Lists<T> {
+    start: Vec<u32>,
+    items: Vec<T>,
+}
+
+impl<T> Lists<T> {
+    /// No lists, with room for `lists` of them holding `items` items in all.
+    fn with_capacity(lists: usize, items: usize) -> Self {
+        let mut start = Vec::with_capacity(lists + 1);
+        start.push(0);
+        Lists {
+            start,
+            items: Vec::with_capacity(items),
+        }
+    }
+
+    /// Ends the list being filled: the items pushed since the last call.
+    fn close(&mut self) {
+        let end = u32::try_from(self.items.len()).expect("fewer than 2^32 arcs");
+        self.start.push(end);
+    }
+
+    /// The list of transition `t`.
+    #[inline]
+    fn get(&self, t: Transition) -> &[T] {
+        &self.items[self.start[t as usize] as usize..self.start[t as usize + 1] as usize]
+    }
 }
 
 /// The word masks of every transition (1-bit counters) in one contiguous array, and an index
@@ -131,9 +156,16 @@ pub struct NetSystem<'n> {
     net: &'n Net,
     bits: u32,
     words: usize,
-    compiled: Vec<Compiled>,
+    /// The counters each transition tests, in place order.
+    tests: Lists<Test>,
+    /// The counters each transition changes, in place order.
+    changes: Lists<Change>,
+    /// With 1-bit counters: the transitions, in increasing order, with a change adding more
+    /// than one token, which always overflows (rare: `new` picks 1 bit for such weights only
+    /// when the net is certified safe).
+    wide_adds: Vec<Transition>,
     bit_index: BitIndex,
-    footprints: Vec<Vec<Touch>>,
+    footprints: Lists<Touch>,
 }
 
 /// The counter widths, narrowest first.
@@ -168,18 +200,16 @@ impl<'n> NetSystem<'n> {
             shift: (place as usize % per_word) as u32 * bits,
             place,
         };
-        let mut compiled = Vec::with_capacity(net.transitions.len());
-        let mut footprints = Vec::with_capacity(net.transitions.len());
+        let n = net.transitions.len();
+        // Most transitions test one place or more and change two or more: the tables start
+        // with one entry per transition and grow (by doubling) where there are more.
+        let mut tests = Lists::with_capacity(n, n);
+        let mut changes = Lists::with_capacity(n, 2 * n);
+        let mut footprints = Lists::with_capacity(n, 2 * n);
+        let mut wide_adds = Vec::new();
         let mut places: Vec<PlaceIdx> = Vec::new();
-        for t in &net.transitions {
+        for (ti, t) in net.transitions.iter().enumerate() {
             let (pre, post, reads) = (&t.pre[..], &t.post[..], &t.reads[..]);
-            // Capacities are bounds of the lengths: no vector grows while it is filled.
-            let mut c = Compiled {
-                tests: Vec::with_capacity(pre.len() + reads.len()),
-                changes: Vec::with_capacity(pre.len() + post.len()),
-                wide_add: None,
-            };
-            let mut fp: Vec<Touch> = Vec::with_capacity(pre.len() + post.len() + reads.len());
             // The places touched, in order, and their three weights: merged in one pass from
             // the arc lists when they are sorted with each place at most once (as NetBuilder
             // and the readers make them), else collected, sorted and looked up.
@@ -191,12 +221,10 @@ impl<'n> NetSystem<'n> {
                 places.sort_unstable();
                 places.dedup();
             }
-            let weight = |arcs: &[Arc], p| {
-                arcs.iter()
-                    .find(|a| a.place == p)
-                    .map_or(0, |a| a.weight as u64)
-            };
+            let weight =
+                |arcs: &[Arc], p| arcs.iter().find(|a| a.place == p).map_or(0, |a| a.weight);
             let (mut i, mut j, mut k, mut next) = (0, 0, 0, 0);
+            let mut wide_add = false;
             loop {
                 let (p, pre, post, read) = if merge {
                     let head =
@@ -209,7 +237,7 @@ impl<'n> NetSystem<'n> {
                     let take = |arcs: &[Arc], at: &mut usize| match arcs.get(*at) {
                         Some(a) if a.place == p => {
                             *at += 1;
-                            a.weight as u64
+                            a.weight
                         }
                         _ => 0,
                     };
@@ -230,7 +258,7 @@ impl<'n> NetSystem<'n> {
                 let need = pre.max(read);
                 if need > 0 {
                     access = access.union(Access::READ);
-                    c.tests.push(Test {
+                    tests.items.push(Test {
                         field: field(p),
                         need,
                     });
@@ -246,27 +274,29 @@ impl<'n> NetSystem<'n> {
                         Access::ADD
                     };
                     access = access.union(change);
-                    c.changes.push(Change {
+                    changes.items.push(Change {
                         field: field(p),
                         sub: pre,
                         add: post,
                     });
+                    wide_add |= post > 1;
                 }
                 if !access.is_empty() {
-                    fp.push(Touch {
+                    footprints.items.push(Touch {
                         resource: p as Resource,
                         access,
                     });
                 }
             }
-            if bits == 1 {
-                c.wide_add = c.changes.iter().copied().find(|ch| ch.add > 1);
+            if bits == 1 && wide_add {
+                wide_adds.push(ti as Transition);
             }
-            compiled.push(c);
-            footprints.push(fp);
+            tests.close();
+            changes.close();
+            footprints.close();
         }
         let bit_index = if bits == 1 {
-            Self::bit_index(&compiled, net.places.len(), words)
+            Self::bit_index(&tests, &changes, net.places.len(), words)
         } else {
             BitIndex::default()
         };
@@ -274,35 +304,44 @@ impl<'n> NetSystem<'n> {
             net,
             bits,
             words,
-            compiled,
+            tests,
+            changes,
+            wide_adds,
             bit_index,
             footprints,
         }
     }
 
     /// Builds the flat masks and the trigger index of 1-bit counters.
-    fn bit_index(compiled: &[Compiled], places: usize, words: usize) -> BitIndex {
+    fn bit_index(
+        tests: &Lists<Test>,
+        changes: &Lists<Change>,
+        places: usize,
+        words: usize,
+    ) -> BitIndex {
+        let n = tests.start.len() - 1;
         let mut ix = BitIndex {
-            start: vec![0],
+            start: Vec::with_capacity(n + 1),
+            // At least one word per transition that touches a place.
+            masks: Vec::with_capacity(n),
             ..BitIndex::default()
         };
+        ix.start.push(0);
         // Dense rows cannot express "never enabled" (a weight above 1): none when one exists.
-        let dense =
-            words <= DENSE_WORDS && compiled.iter().all(|c| c.tests.iter().all(|x| x.need <= 1));
+        let dense = words <= DENSE_WORDS && tests.items.iter().all(|x| x.need <= 1);
         ix.use_dense = dense;
-        ix.start.reserve(compiled.len());
         if dense {
-            ix.dense.reserve(compiled.len() * words);
+            ix.dense.reserve(n * words);
         }
         // Each transition is triggered by its tested place that triggers the fewest so far:
         // counted per place here, the lists laid out after (transitions in increasing order
         // within each place's list, as they were chosen).
         let mut count = vec![0u32; places];
-        let mut trigger: Vec<PlaceIdx> = Vec::with_capacity(compiled.len());
-        for c in compiled {
-            let from = ix.masks.len();
-            Self::word_masks(c, &mut ix.masks);
-            let impossible = c.tests.iter().any(|x| x.need > 1);
+        let mut trigger: Vec<PlaceIdx> = Vec::with_capacity(n);
+        for t in 0..n as Transition {
+            let (tests, from) = (tests.get(t), ix.masks.len());
+            Self::word_masks(tests, changes.get(t), &mut ix.masks);
+            let impossible = tests.iter().any(|x| x.need > 1);
             if dense {
                 let row = ix.dense.len();
                 ix.dense.resize(row + words, 0);
@@ -314,8 +353,7 @@ impl<'n> NetSystem<'n> {
             // MAX: in no list (never enabled under this encoding, or untested).
             let mut chosen = PlaceIdx::MAX;
             if !impossible {
-                match c
-                    .tests
+                match tests
                     .iter()
                     .map(|x| x.field.place)
                     .min_by_key(|&p| count[p as usize])
@@ -357,7 +395,7 @@ impl<'n> NetSystem<'n> {
 
     /// Folds the tests and changes of a transition into per-word masks (1-bit counters),
     /// appended to `out`.
-    fn word_masks(c: &Compiled, out: &mut Vec<WordMasks>) {
+    fn word_masks(tests: &[Test], changes: &[Change], out: &mut Vec<WordMasks>) {
         // The transition's masks are those appended here; earlier entries belong to others.
         let from = out.len();
         fn entry(masks: &mut Vec<WordMasks>, from: usize, word: u32) -> usize {
@@ -376,12 +414,12 @@ impl<'n> NetSystem<'n> {
         }
         let masks = out;
         let mut impossible = false;
-        for t in &c.tests {
+        for t in tests {
             let i = entry(masks, from, t.field.word);
             masks[i].test |= 1 << t.field.shift;
             impossible |= t.need > 1;
         }
-        for ch in &c.changes {
+        for ch in changes {
             let i = entry(masks, from, ch.field.word);
             if ch.sub > 0 {
                 masks[i].clear |= 1 << ch.field.shift;
@@ -511,44 +549,49 @@ impl System for NetSystem<'_> {
                 .iter()
                 .all(|m| state[m.word as usize] & m.test == m.test)
         } else {
-            let c = &self.compiled[t as usize];
-            c.tests.iter().all(|x| self.get(state, x.field) >= x.need)
+            self.tests
+                .get(t)
+                .iter()
+                .all(|x| self.get(state, x.field) >= x.need as u64)
         }
     }
 
     #[inline]
     fn enabled_on(&self, state: &[u64], t: Transition, r: Resource) -> bool {
         // A place's counter changes only by the transitions whose arcs change it (access A).
-        self.compiled[t as usize]
-            .tests
+        self.tests
+            .get(t)
             .iter()
             .find(|x| x.field.place as Resource == r)
-            .is_none_or(|x| self.get(state, x.field) >= x.need)
+            .is_none_or(|x| self.get(state, x.field) >= x.need as u64)
     }
 
     fn guard_field(&self, t: Transition, r: Resource) -> Option<GuardField> {
         // The test of enabled_on (a place t does not test always passes: left to it).
-        let x = self.compiled[t as usize]
+        let x = self
             .tests
+            .get(t)
             .iter()
             .find(|x| x.field.place as Resource == r)?;
         Some(GuardField {
             word: x.field.word,
             shift: x.field.shift,
             mask: self.capacity(),
-            need: x.need,
+            need: x.need as u64,
         })
     }
 
     fn disables(&self, u: Transition, t: Transition, r: Resource) -> bool {
         // A 1-bit counter that u takes from and does not give back holds 0 after u.
         self.bits == 1
-            && self.compiled[u as usize]
+            && self
                 .changes
+                .get(u)
                 .iter()
                 .any(|c| c.field.place as Resource == r && c.sub > 0 && c.add == 0)
-            && self.compiled[t as usize]
+            && self
                 .tests
+                .get(t)
                 .iter()
                 .any(|x| x.field.place as Resource == r && x.need > 0)
     }
@@ -570,11 +613,11 @@ impl System for NetSystem<'_> {
     fn guard_class(&self, t: Transition, r: Resource) -> Option<u64> {
         // enabled_on asks for `need` tokens on the place (none when t does not test it).
         Some(
-            self.compiled[t as usize]
-                .tests
+            self.tests
+                .get(t)
                 .iter()
                 .find(|x| x.field.place as Resource == r)
-                .map_or(0, |x| x.need),
+                .map_or(0, |x| x.need as u64),
         )
     }
 
@@ -625,18 +668,18 @@ impl System for NetSystem<'_> {
 
     #[inline]
     fn fire_in_place(&self, out: &mut [u64], t: Transition) -> Result<(), Overflow> {
-        let c = &self.compiled[t as usize];
         if self.bits == 1 {
-            if let Some(ch) = c.wide_add {
-                return Err(self.overflow(t, ch.field, ch.add));
+            // The changes are looked at only to report an overflow.
+            let changes = || self.changes.get(t).iter();
+            if !self.wide_adds.is_empty() && self.wide_adds.binary_search(&t).is_ok() {
+                let ch = changes().find(|ch| ch.add > 1).expect("a wide add");
+                return Err(self.overflow(t, ch.field, ch.add as u64));
             }
             for m in self.masks(t) {
                 let w = out[m.word as usize] & !m.clear;
                 if w & m.set != 0 {
                     let bit = (w & m.set).trailing_zeros();
-                    let ch = c
-                        .changes
-                        .iter()
+                    let ch = changes()
                         .find(|ch| ch.field.word == m.word && ch.field.shift == bit)
                         .expect("a set bit comes from a change");
                     return Err(self.overflow(t, ch.field, 2));
@@ -646,10 +689,10 @@ impl System for NetSystem<'_> {
             return Ok(());
         }
         let cap = self.capacity();
-        for ch in &c.changes {
+        for ch in self.changes.get(t) {
             let old = self.get(out, ch.field);
-            let new = old - ch.sub;
-            let new = match new.checked_add(ch.add) {
+            let new = old - ch.sub as u64;
+            let new = match new.checked_add(ch.add as u64) {
                 Some(v) if v <= cap => v,
                 v => return Err(self.overflow(t, ch.field, v.unwrap_or(u64::MAX))),
             };
@@ -660,7 +703,7 @@ impl System for NetSystem<'_> {
     }
 
     fn footprint(&self, t: Transition) -> &Footprint {
-        &self.footprints[t as usize]
+        self.footprints.get(t)
     }
 
     fn describe_state(&self, state: &[u64]) -> String {
@@ -806,12 +849,18 @@ mod tests {
                     NetSystem::with_bits(unsorted, bits),
                 );
                 let at = format!("{what}, {bits} bits");
+                assert_eq!(format!("{:?}", a.tests), format!("{:?}", b.tests), "{at}");
                 assert_eq!(
-                    format!("{:?}", a.compiled),
-                    format!("{:?}", b.compiled),
+                    format!("{:?}", a.changes),
+                    format!("{:?}", b.changes),
                     "{at}"
                 );
-                assert_eq!(a.footprints, b.footprints, "{at}");
+                assert_eq!(a.wide_adds, b.wide_adds, "{at}");
+                assert_eq!(
+                    format!("{:?}", a.footprints),
+                    format!("{:?}", b.footprints),
+                    "{at}"
+                );
                 assert_eq!(
                     format!("{:?}", a.bit_index),
                     format!("{:?}", b.bit_index),
