@@ -98,7 +98,12 @@ impl<T> Lists<T> {
         }
     }
 
-    /// Ends the list being filled: the items pushed since the last call.
+    /// The list being filled: the items pushed since the last [`close`](Self::close).
+    fn filling(&self) -> &[T] {
+        &self.items[*self.start.last().expect("starts at 0") as usize..]
+    }
+
+    /// Ends the list being filled.
     fn close(&mut self) {
         let end = u32::try_from(self.items.len()).expect("fewer than 2^32 arcs");
         self.start.push(end);
@@ -150,6 +155,111 @@ fn dense_enabled<const W: usize>(dense: &[u64], state: &[u64], out: &mut Vec<Tra
     }
 }
 
+/// Builds the [`BitIndex`] of 1-bit counters one transition at a time, as `with_bits` compiles
+/// them (no second pass over the tables).
+struct BitIndexBuilder {
+    ix: BitIndex,
+    words: usize,
+    /// Whether no test so far needs more than one token: dense rows cannot express "never
+    /// enabled", so there are none once one does.
+    dense: bool,
+    /// Transitions triggered by each place so far.
+    count: Vec<u32>,
+    /// The place that triggers each transition (MAX: in no list, as never enabled under this
+    /// encoding, or untested).
+    trigger: Vec<PlaceIdx>,
+}
+
+impl BitIndexBuilder {
+    fn new(transitions: usize, places: usize, words: usize) -> Self {
+        let dense = words <= DENSE_WORDS;
+        let mut ix = BitIndex {
+            start: Vec::with_capacity(transitions + 1),
+            // At least one word per transition that touches a place.
+            masks: Vec::with_capacity(transitions),
+            dense: Vec::with_capacity(if dense { transitions * words } else { 0 }),
+            ..BitIndex::default()
+        };
+        ix.start.push(0);
+        BitIndexBuilder {
+            ix,
+            words,
+            dense,
+            count: vec![0; places],
+            trigger: Vec::with_capacity(transitions),
+        }
+    }
+
+    /// Adds the next transition, with its tests and changes.
+    fn push(&mut self, tests: &[Test], changes: &[Change]) {
+        let ix = &mut self.ix;
+        let from = ix.masks.len();
+        NetSystem::word_masks(tests, changes, &mut ix.masks);
+        let impossible = tests.iter().any(|x| x.need > 1);
+        if impossible && self.dense {
+            self.dense = false;
+            ix.dense = Vec::new();
+        }
+        if self.dense {
+            let row = ix.dense.len();
+            ix.dense.resize(row + self.words, 0);
+            for m in &ix.masks[from..] {
+                ix.dense[row + m.word as usize] |= m.test;
+            }
+        }
+        ix.start.push(ix.masks.len() as u32);
+        // Each transition is triggered by its tested place that triggers the fewest so far:
+        // counted per place here, the lists laid out by `finish` (transitions in increasing
+        // order within each place's list, as they were chosen).
+        let mut chosen = PlaceIdx::MAX;
+        if !impossible {
+            let count = &mut self.count;
+            match tests
+                .iter()
+                .map(|x| x.field.place)
+                .min_by_key(|&p| count[p as usize])
+            {
+                Some(p) => {
+                    count[p as usize] += 1;
+                    chosen = p;
+                }
+                None => ix.untested.push(self.trigger.len() as Transition),
+            }
+        }
+        self.trigger.push(chosen);
+    }
+
+    /// The index, with every transition pushed.
+    fn finish(self) -> BitIndex {
+        let BitIndexBuilder {
+            mut ix,
+            dense,
+            mut count,
+            trigger,
+            ..
+        } = self;
+        ix.use_dense = dense;
+        let places = count.len();
+        ix.trigger_start.reserve(places + 1);
+        ix.trigger_start.push(0);
+        let mut total = 0;
+        for &n in &count {
+            total += n;
+            ix.trigger_start.push(total);
+        }
+        // `count[p]` becomes the next free slot of place `p`'s list.
+        count.copy_from_slice(&ix.trigger_start[..places]);
+        ix.triggered = vec![0; total as usize];
+        for (t, &p) in trigger.iter().enumerate() {
+            if p != PlaceIdx::MAX {
+                ix.triggered[count[p as usize] as usize] = t as Transition;
+                count[p as usize] += 1;
+            }
+        }
+        ix
+    }
+}
+
 /// A net with a chosen marking encoding, implementing [`System`].
 #[derive(Clone, Debug)]
 pub struct NetSystem<'n> {
@@ -193,11 +303,13 @@ impl<'n> NetSystem<'n> {
     /// The system of `net` with `bits`-wide counters (1, 8, 16, 32 or 64).
     pub fn with_bits(net: &'n Net, bits: u32) -> Self {
         assert!(WIDTHS.contains(&bits), "unsupported counter width {bits}");
-        let per_word = 64 / bits as usize;
-        let words = net.places.len().div_ceil(per_word).max(1);
+        let per_word = 64 / bits;
+        let words = net.places.len().div_ceil(per_word as usize).max(1);
+        // Widths and counters per word are powers of two: shifts, not divisions, per arc.
+        let word_shift = per_word.trailing_zeros();
         let field = |place: PlaceIdx| Field {
-            word: (place as usize / per_word) as u32,
-            shift: (place as usize % per_word) as u32 * bits,
+            word: place >> word_shift,
+            shift: (place & (per_word - 1)) * bits,
             place,
         };
         let n = net.transitions.len();
@@ -207,6 +319,7 @@ impl<'n> NetSystem<'n> {
         let mut changes = Lists::with_capacity(n, 2 * n);
         let mut footprints = Lists::with_capacity(n, 2 * n);
         let mut wide_adds = Vec::new();
+        let mut bit_index = (bits == 1).then(|| BitIndexBuilder::new(n, net.places.len(), words));
         let mut places: Vec<PlaceIdx> = Vec::new();
         for (ti, t) in net.transitions.iter().enumerate() {
             let (pre, post, reads) = (&t.pre[..], &t.post[..], &t.reads[..]);
@@ -291,15 +404,14 @@ impl<'n> NetSystem<'n> {
             if bits == 1 && wide_add {
                 wide_adds.push(ti as Transition);
             }
+            if let Some(ix) = &mut bit_index {
+                ix.push(tests.filling(), changes.filling());
+            }
             tests.close();
             changes.close();
             footprints.close();
         }
-        let bit_index = if bits == 1 {
-            Self::bit_index(&tests, &changes, net.places.len(), words)
-        } else {
-            BitIndex::default()
-        };
+        let bit_index = bit_index.map_or_else(BitIndex::default, BitIndexBuilder::finish);
         NetSystem {
             net,
             bits,
@@ -310,80 +422,6 @@ impl<'n> NetSystem<'n> {
             bit_index,
             footprints,
         }
-    }
-
-    /// Builds the flat masks and the trigger index of 1-bit counters.
-    fn bit_index(
-        tests: &Lists<Test>,
-        changes: &Lists<Change>,
-        places: usize,
-        words: usize,
-    ) -> BitIndex {
-        let n = tests.start.len() - 1;
-        let mut ix = BitIndex {
-            start: Vec::with_capacity(n + 1),
-            // At least one word per transition that touches a place.
-            masks: Vec::with_capacity(n),
-            ..BitIndex::default()
-        };
-        ix.start.push(0);
-        // Dense rows cannot express "never enabled" (a weight above 1): none when one exists.
-        let dense = words <= DENSE_WORDS && tests.items.iter().all(|x| x.need <= 1);
-        ix.use_dense = dense;
-        if dense {
-            ix.dense.reserve(n * words);
-        }
-        // Each transition is triggered by its tested place that triggers the fewest so far:
-        // counted per place here, the lists laid out after (transitions in increasing order
-        // within each place's list, as they were chosen).
-        let mut count = vec![0u32; places];
-        let mut trigger: Vec<PlaceIdx> = Vec::with_capacity(n);
-        for t in 0..n as Transition {
-            let (tests, from) = (tests.get(t), ix.masks.len());
-            Self::word_masks(tests, changes.get(t), &mut ix.masks);
-            let impossible = tests.iter().any(|x| x.need > 1);
-            if dense {
-                let row = ix.dense.len();
-                ix.dense.resize(row + words, 0);
-                for m in &ix.masks[from..] {
-                    ix.dense[row + m.word as usize] |= m.test;
-                }
-            }
-            ix.start.push(ix.masks.len() as u32);
-            // MAX: in no list (never enabled under this encoding, or untested).
-            let mut chosen = PlaceIdx::MAX;
-            if !impossible {
-                match tests
-                    .iter()
-                    .map(|x| x.field.place)
-                    .min_by_key(|&p| count[p as usize])
-                {
-                    Some(p) => {
-                        count[p as usize] += 1;
-                        chosen = p;
-                    }
-                    None => ix.untested.push(trigger.len() as Transition),
-                }
-            }
-            trigger.push(chosen);
-        }
-        ix.trigger_start.reserve(places + 1);
-        ix.trigger_start.push(0);
-        let mut total = 0;
-        for &n in &count {
-            total += n;
-            ix.trigger_start.push(total);
-        }
-        // `count[p]` becomes the next free slot of place `p`'s list.
-        count.copy_from_slice(&ix.trigger_start[..places]);
-        ix.triggered = vec![0; total as usize];
-        for (t, &p) in trigger.iter().enumerate() {
-            if p != PlaceIdx::MAX {
-                ix.triggered[count[p as usize] as usize] = t as Transition;
-                count[p as usize] += 1;
-            }
-        }
-        ix
     }
 
     /// The word masks of `t` (1-bit counters).
