@@ -597,6 +597,20 @@ struct Reader<'a> {
     transitions: Numbering,
     /// The weight of arcs without `w` (from `DPT`).
     default_weight: u32,
+    /// The arcs of the current arc section, given to the builder when it ends (see
+    /// [`flush_arcs`](Self::flush_arcs)).
+    pending: Vec<PendingArc>,
+    /// The kind of the pending arcs.
+    pending_kind: ArcKind,
+}
+
+/// An arc read but not yet given to the builder.
+struct PendingArc {
+    place: PlaceIdx,
+    trans: TransIdx,
+    weight: u32,
+    /// Where the builder's complaints about it are reported (its line's first number).
+    at: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -614,10 +628,22 @@ impl<'a> Reader<'a> {
                 ..Numbering::default()
             },
             default_weight: 1,
+            pending: Vec::new(),
+            pending_kind: ArcKind::Input,
         }
     }
 
     fn run(mut self) -> Res<Net> {
+        let read = self.read();
+        // The pending arcs all come before whatever ended the reading: an arc among them that
+        // the builder refuses is the first error of the file.
+        self.flush_arcs()?;
+        read?;
+        Ok(self.builder.finish())
+    }
+
+    /// Reads the file into the builder, but for the arcs of the last arc section read.
+    fn read(&mut self) -> Res<()> {
         let bytes = self.bytes;
         let start = if bytes.starts_with(b"\xEF\xBB\xBF") {
             3
@@ -665,6 +691,7 @@ impl<'a> Reader<'a> {
             let rest = skip_blanks(line.text);
             if rest.first().is_some_and(u8::is_ascii_uppercase) {
                 let next = self.section(&line, rest, rank)?;
+                self.flush_arcs()?;
                 rank = Some(next);
                 if SECTIONS[next].2 == Section::Text {
                     // The texts run to the end of the file, in any form.
@@ -703,7 +730,31 @@ impl<'a> Reader<'a> {
         if let Some((name, _, _)) = SECTIONS[seen..].iter().find(|s| s.1) {
             return fail(end, format!("missing section '{name}': the file ends here"));
         }
-        Ok(self.builder.finish())
+        Ok(())
+    }
+
+    /// Gives the pending arcs to the builder in the order of the file, each transition's list
+    /// allocated once at its size (arcs come in any order, so pushed one by one the lists
+    /// would each be allocated when their first arc comes, and grown as more do).
+    fn flush_arcs(&mut self) -> Res<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut count = vec![0u32; self.builder.transition_count()];
+        for a in &self.pending {
+            count[a.trans as usize] += 1;
+        }
+        let kind = self.pending_kind;
+        for a in std::mem::take(&mut self.pending) {
+            let n = std::mem::take(&mut count[a.trans as usize]);
+            if n > 0 {
+                self.builder.reserve_arcs(a.trans, kind, n as usize);
+            }
+            self.builder
+                .add_arc(a.place, a.trans, kind, a.weight)
+                .or_else(|e| fail(a.at, e.to_string()))?;
+        }
+        Ok(())
     }
 
     /// Checks the header from `start`; returns the offset of the line after it.
@@ -1025,7 +1076,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Adds the arc of section `name` between the nodes numbered `first` and `second` (each
-    /// with its offset), in the order of the section's lines.
+    /// with its offset), in the order of the section's lines: both ends are checked here, the
+    /// arc waits for the builder until the section ends.
     fn add_arc(
         &mut self,
         name: &str,
@@ -1050,9 +1102,15 @@ impl<'a> Reader<'a> {
                 format!("unknown transition {t} in an arc of section {name}"),
             );
         };
-        self.builder
-            .add_arc(place as PlaceIdx, trans as TransIdx, kind, w)
-            .or_else(|e| fail(first_at, e.to_string()))
+        // Sections never interleave: all pending arcs are of this section's kind.
+        self.pending_kind = kind;
+        self.pending.push(PendingArc {
+            place: place as PlaceIdx,
+            trans: trans as TransIdx,
+            weight: w,
+            at: first_at,
+        });
+        Ok(())
     }
 
     /// Reads one end (a node number) of an arc.
@@ -1225,6 +1283,22 @@ mod tests {
         assert_eq!(net.places[0].initial, 1);
         assert_eq!(net.transitions[0].label, "t");
         assert_eq!(net.arc_count(), 2);
+    }
+
+    #[test]
+    fn arcs_in_any_order_fill_lists_allocated_at_their_size() {
+        let net = ok(&format!(
+            "{HEAD}PL\n\"a\"\n\"b\"\n\"c\"\nTR\n\"t\"\n\"u\"\nTP\n1<3\n2<1\n1<1\n1<2\n2<3\n\
+             PT\n2>2\n1>1\n3>1\n"
+        ));
+        let (t, u) = (&net.transitions[0], &net.transitions[1]);
+        assert_eq!(arcs(&t.post), [(0, 1), (1, 1), (2, 1)]);
+        assert_eq!(arcs(&u.post), [(0, 1), (2, 1)]);
+        assert_eq!(arcs(&t.pre), [(0, 1), (2, 1)]);
+        assert_eq!(arcs(&u.pre), [(1, 1)]);
+        for list in [&t.pre, &t.post, &u.pre, &u.post] {
+            assert_eq!(list.capacity(), list.len());
+        }
     }
 
     #[test]
@@ -1525,6 +1599,33 @@ mod tests {
                 12,
                 1,
                 "duplicate input arc",
+            ),
+            // Arcs reach the builder when their section ends: a duplicate is still the error
+            // reported when a later line of the section, a later section or the end of the
+            // file has another one.
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<1\n1<1\n5<1\nPT\n",
+                10,
+                1,
+                "duplicate output arc",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<1\n1<1\nPT\n1>1\nPT\n",
+                10,
+                1,
+                "duplicate output arc",
+            ),
+            (
+                b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<1\n1<1\n",
+                10,
+                1,
+                "duplicate output arc",
+            ),
+            (
+                b"PL\n1\"a\"\n2\"b\"\nTR\n1\"t\"\n2\"u\"\nTP\n1<1\n2<2\n1<2\n2<1\n1<1\n2<2\nPT\n",
+                15,
+                1,
+                "duplicate output arc between place 'p1' and transition 't1'",
             ),
             (
                 b"PL\n1\"a\"\nTR\n1\"t\"\nTP\n1<1w0\nPT\n",

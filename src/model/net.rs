@@ -244,6 +244,17 @@ impl NetBuilder {
         self.net.transitions.len()
     }
 
+    /// Makes room for `additional` more arcs of `kind` at `transition`, so that a reader that
+    /// knows how many come allocates the list once, at its size.
+    pub fn reserve_arcs(&mut self, transition: TransIdx, kind: ArcKind, additional: usize) {
+        let t = &mut self.net.transitions[transition as usize];
+        match kind {
+            ArcKind::Input => t.pre.reserve_exact(additional),
+            ArcKind::Output => t.post.reserve_exact(additional),
+            ArcKind::Read => t.reads.reserve_exact(additional),
+        }
+    }
+
     /// Adds an arc. A second arc of the same kind between the same pair is refused.
     pub fn add_arc(
         &mut self,
