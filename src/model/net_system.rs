@@ -619,6 +619,7 @@ impl System for NetSystem<'_> {
         })
     }
 
+    #[inline]
     fn disables(&self, u: Transition, t: Transition, r: Resource) -> bool {
         // A 1-bit counter that u takes from and does not give back holds 0 after u.
         self.bits == 1
