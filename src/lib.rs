@@ -8,5 +8,6 @@ pub mod explore;
 pub mod formats;
 pub mod model;
 pub mod report;
+pub mod rows;
 pub mod system;
 pub mod unfolding;

@@ -54,6 +54,7 @@ mod enabled;
 use self::disabled::{DisabledSet, RunKey};
 use self::enabled::{EnStack, NO_SLOT};
 use super::limits::{Limits, StopReason};
+use crate::rows::Rows;
 use crate::system::{Access, GuardField, Overflow, Resource, System, Transition};
 use crate::unfolding::cone::{ConeForest, ConeLayout};
 use crate::unfolding::event::{
@@ -61,7 +62,6 @@ use crate::unfolding::event::{
 };
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{DiffRoom, Order, cmp_logged_equal_size};
-use crate::unfolding::rows::Rows;
 use crate::unfolding::slots::Slot;
 use crate::unfolding::states::{StateSet, WHOLE_WORDS, state_hash, word_hash};
 

@@ -40,6 +40,7 @@
 use std::fmt::Write as _;
 
 use super::net::{Arc, Net, PlaceIdx};
+use crate::rows::Rows;
 use crate::system::{Access, Footprint, GuardField, Overflow, Resource, System, Touch, Transition};
 
 /// One counter touched by a transition: where it lives in the packed marking.
@@ -76,44 +77,6 @@ struct WordMasks {
     clear: u64,
     /// Bits set by firing (must have been clear, after clearing, or the net is not safe).
     set: u64,
-}
-
-/// One short list per transition, all in one array: the list of `t` is
-/// `items[start[t]..start[t + 1]]`. One allocation per table instead of one per transition,
-/// which on a chain of a million transitions cost more than filling the lists.
-#[derive(Clone, Debug)]
-struct Lists<T> {
-    start: Vec<u32>,
-    items: Vec<T>,
-}
-
-impl<T> Lists<T> {
-    /// No lists, with room for `lists` of them holding `items` items in all.
-    fn with_capacity(lists: usize, items: usize) -> Self {
-        let mut start = Vec::with_capacity(lists + 1);
-        start.push(0);
-        Lists {
-            start,
-            items: Vec::with_capacity(items),
-        }
-    }
-
-    /// The list being filled: the items pushed since the last [`close`](Self::close).
-    fn filling(&self) -> &[T] {
-        &self.items[*self.start.last().expect("starts at 0") as usize..]
-    }
-
-    /// Ends the list being filled.
-    fn close(&mut self) {
-        let end = u32::try_from(self.items.len()).expect("fewer than 2^32 arcs");
-        self.start.push(end);
-    }
-
-    /// The list of transition `t`.
-    #[inline]
-    fn get(&self, t: Transition) -> &[T] {
-        &self.items[self.start[t as usize] as usize..self.start[t as usize + 1] as usize]
-    }
 }
 
 /// The word masks of every transition (1-bit counters) in one contiguous array, and an index
@@ -267,15 +230,15 @@ pub struct NetSystem<'n> {
     bits: u32,
     words: usize,
     /// The counters each transition tests, in place order.
-    tests: Lists<Test>,
+    tests: Rows<Test>,
     /// The counters each transition changes, in place order.
-    changes: Lists<Change>,
+    changes: Rows<Change>,
     /// With 1-bit counters: the transitions, in increasing order, with a change adding more
     /// than one token, which always overflows (rare: `new` picks 1 bit for such weights only
     /// when the net is certified safe).
     wide_adds: Vec<Transition>,
     bit_index: BitIndex,
-    footprints: Lists<Touch>,
+    footprints: Rows<Touch>,
 }
 
 /// The counter widths, narrowest first.
@@ -315,9 +278,9 @@ impl<'n> NetSystem<'n> {
         let n = net.transitions.len();
         // Most transitions test one place or more and change two or more: the tables start
         // with one entry per transition and grow (by doubling) where there are more.
-        let mut tests = Lists::with_capacity(n, n);
-        let mut changes = Lists::with_capacity(n, 2 * n);
-        let mut footprints = Lists::with_capacity(n, 2 * n);
+        let mut tests = Rows::with_capacity(n, n);
+        let mut changes = Rows::with_capacity(n, 2 * n);
+        let mut footprints = Rows::with_capacity(n, 2 * n);
         let mut wide_adds = Vec::new();
         let mut bit_index = (bits == 1).then(|| BitIndexBuilder::new(n, net.places.len(), words));
         let mut places: Vec<PlaceIdx> = Vec::new();
@@ -371,7 +334,7 @@ impl<'n> NetSystem<'n> {
                 let need = pre.max(read);
                 if need > 0 {
                     access = access.union(Access::READ);
-                    tests.items.push(Test {
+                    tests.push(Test {
                         field: field(p),
                         need,
                     });
@@ -387,7 +350,7 @@ impl<'n> NetSystem<'n> {
                         Access::ADD
                     };
                     access = access.union(change);
-                    changes.items.push(Change {
+                    changes.push(Change {
                         field: field(p),
                         sub: pre,
                         add: post,
@@ -395,7 +358,7 @@ impl<'n> NetSystem<'n> {
                     wide_add |= post > 1;
                 }
                 if !access.is_empty() {
-                    footprints.items.push(Touch {
+                    footprints.push(Touch {
                         resource: p as Resource,
                         access,
                     });
@@ -407,9 +370,9 @@ impl<'n> NetSystem<'n> {
             if let Some(ix) = &mut bit_index {
                 ix.push(tests.filling(), changes.filling());
             }
-            tests.close();
-            changes.close();
-            footprints.close();
+            tests.end_row();
+            changes.end_row();
+            footprints.end_row();
         }
         let bit_index = bit_index.map_or_else(BitIndex::default, BitIndexBuilder::finish);
         NetSystem {
@@ -588,7 +551,7 @@ impl System for NetSystem<'_> {
                 .all(|m| state[m.word as usize] & m.test == m.test)
         } else {
             self.tests
-                .get(t)
+                .row(t as usize)
                 .iter()
                 .all(|x| self.get(state, x.field) >= x.need as u64)
         }
@@ -598,7 +561,7 @@ impl System for NetSystem<'_> {
     fn enabled_on(&self, state: &[u64], t: Transition, r: Resource) -> bool {
         // A place's counter changes only by the transitions whose arcs change it (access A).
         self.tests
-            .get(t)
+            .row(t as usize)
             .iter()
             .find(|x| x.field.place as Resource == r)
             .is_none_or(|x| self.get(state, x.field) >= x.need as u64)
@@ -608,7 +571,7 @@ impl System for NetSystem<'_> {
         // The test of enabled_on (a place t does not test always passes: left to it).
         let x = self
             .tests
-            .get(t)
+            .row(t as usize)
             .iter()
             .find(|x| x.field.place as Resource == r)?;
         Some(GuardField {
@@ -625,12 +588,12 @@ impl System for NetSystem<'_> {
         self.bits == 1
             && self
                 .changes
-                .get(u)
+                .row(u as usize)
                 .iter()
                 .any(|c| c.field.place as Resource == r && c.sub > 0 && c.add == 0)
             && self
                 .tests
-                .get(t)
+                .row(t as usize)
                 .iter()
                 .any(|x| x.field.place as Resource == r && x.need > 0)
     }
@@ -653,7 +616,7 @@ impl System for NetSystem<'_> {
         // enabled_on asks for `need` tokens on the place (none when t does not test it).
         Some(
             self.tests
-                .get(t)
+                .row(t as usize)
                 .iter()
                 .find(|x| x.field.place as Resource == r)
                 .map_or(0, |x| x.need as u64),
@@ -709,7 +672,7 @@ impl System for NetSystem<'_> {
     fn fire_in_place(&self, out: &mut [u64], t: Transition) -> Result<(), Overflow> {
         if self.bits == 1 {
             // The changes are looked at only to report an overflow.
-            let changes = || self.changes.get(t).iter();
+            let changes = || self.changes.row(t as usize).iter();
             if !self.wide_adds.is_empty() && self.wide_adds.binary_search(&t).is_ok() {
                 let ch = changes().find(|ch| ch.add > 1).expect("a wide add");
                 return Err(self.overflow(t, ch.field, ch.add as u64));
@@ -728,7 +691,7 @@ impl System for NetSystem<'_> {
             return Ok(());
         }
         let cap = self.capacity();
-        for ch in self.changes.get(t) {
+        for ch in self.changes.row(t as usize) {
             let old = self.get(out, ch.field);
             let new = old - ch.sub as u64;
             let new = match new.checked_add(ch.add as u64) {
@@ -742,7 +705,7 @@ impl System for NetSystem<'_> {
     }
 
     fn footprint(&self, t: Transition) -> &Footprint {
-        self.footprints.get(t)
+        self.footprints.row(t as usize)
     }
 
     fn describe_state(&self, state: &[u64]) -> String {

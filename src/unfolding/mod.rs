@@ -6,7 +6,6 @@ pub mod event;
 pub mod log;
 pub mod order;
 pub mod parts;
-pub mod rows;
 pub mod slots;
 pub mod states;
 

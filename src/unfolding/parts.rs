@@ -13,8 +13,8 @@
 //! producers of a place of a non-safe net are independent) leaves the state of some history to
 //! no single event: such systems get no parts, and the store fires histories instead.
 
-use super::rows::Rows;
 use super::slots::{Slot, SlotMap};
+use crate::rows::Rows;
 use crate::system::{Access, Resource, System};
 
 /// For every slot, the `(word, mask)` pairs of the state bits it decides (disjoint between

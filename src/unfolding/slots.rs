@@ -19,7 +19,7 @@
 //! place's writers. Every slot of a transition costs each of its events a node and cone
 //! entries, so fewer slots per transition make events smaller and cheaper to build.
 
-use super::rows::Rows;
+use crate::rows::Rows;
 use crate::system::{Access, System, Transition};
 
 /// Index of a slot.

@@ -1,7 +1,7 @@
-//! Lists of lists kept in one array: the per-slot and per-transition tables the unfolding
-//! builds once per system. A system with `n` slots would otherwise make `n` small
-//! allocations per table, which on large nets (a chain of 100 000 places) cost more than
-//! building the contents.
+//! Lists of lists kept in one array: the per-transition tables of a net system and the
+//! per-slot and per-transition tables the unfolding builds once per system. A system with `n`
+//! transitions would otherwise make `n` small allocations per table, which on large nets (a
+//! chain of 100 000 places) cost more than building the contents.
 
 /// A list of rows, each a slice of one array.
 #[derive(Clone, Debug)]
@@ -41,6 +41,23 @@ impl<T> Rows<T> {
     pub fn push_row(&mut self, row: impl IntoIterator<Item = T>) {
         self.items.extend(row);
         self.starts.push(self.items.len() as u32);
+    }
+
+    /// Adds an item to the row being filled (the one after the last row ended).
+    #[inline]
+    pub fn push(&mut self, item: T) {
+        self.items.push(item);
+    }
+
+    /// The items of the row being filled.
+    pub fn filling(&self) -> &[T] {
+        &self.items[*self.starts.last().expect("starts at 0") as usize..]
+    }
+
+    /// Ends the row being filled.
+    pub fn end_row(&mut self) {
+        let end = u32::try_from(self.items.len()).expect("fewer than 2^32 items");
+        self.starts.push(end);
     }
 
     /// Number of rows.
@@ -123,5 +140,13 @@ mod tests {
             (pushed.row(0), pushed.row(1), pushed.row(2)),
             (&[1, 2][..], &[][..], &[3][..])
         );
+        pushed.push(4);
+        pushed.push(5);
+        assert_eq!(pushed.filling(), [4, 5]);
+        pushed.end_row();
+        pushed.end_row();
+        assert_eq!(pushed.len(), 5);
+        assert_eq!((pushed.row(3), pushed.row(4)), (&[4, 5][..], &[][..]));
+        assert!(pushed.filling().is_empty());
     }
 }
