@@ -28,6 +28,7 @@ use unfold::system::{System, Transition};
 use unfold::unfolding::cone::ConeLayout;
 use unfold::unfolding::event::HistoryStates;
 use unfold::unfolding::order::Order;
+use unfold::unfolding::slots::SlotCover;
 
 /// Event selection orders of `Explore`.
 #[derive(Clone, Copy, Debug, ValueEnum, Default)]
@@ -59,6 +60,18 @@ pub enum CacheArg {
     On,
     /// Drop them at every Remove (smallest memory; events are rebuilt when needed again).
     Off,
+}
+
+/// Which cliques of dependent transitions the events' slots are.
+#[derive(Clone, Copy, Debug, ValueEnum, Default)]
+pub enum SlotsArg {
+    /// One slot per clique of a place's accessors, and one for all the transitions that
+    /// move the token of a one-token state-machine component (a process's control
+    /// locations), found by a quick analysis of the net and checked.
+    #[default]
+    TokenSets,
+    /// One slot per clique of a place's accessors only.
+    Resources,
 }
 
 /// How the events' cones (their last event on every slot) are stored.
@@ -128,6 +141,10 @@ pub struct RunArgs {
     /// do not depend on it.
     #[arg(long, value_enum, default_value_t = HistoryStatesArg::Auto)]
     pub history_states: HistoryStatesArg,
+    /// Which cliques of dependent transitions the events' slots are: a speed and memory
+    /// trade-off; the results do not depend on it.
+    #[arg(long, value_enum, default_value_t = SlotsArg::TokenSets)]
+    pub slots: SlotsArg,
     /// Write the explored events as a GraphViz DOT graph to OUT.
     #[arg(long, value_name = "OUT")]
     pub dot: Option<PathBuf>,
@@ -226,6 +243,10 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         history_states: match args.history_states {
             HistoryStatesArg::Auto => HistoryStates::Auto,
             HistoryStatesArg::Fire => HistoryStates::Fire,
+        },
+        slots: match args.slots {
+            SlotsArg::TokenSets => SlotCover::TokenSets,
+            SlotsArg::Resources => SlotCover::Resources,
         },
         // The process ends after this one run: its memory goes back to the system at exit.
         release_memory: false,
@@ -402,6 +423,8 @@ fn report<S: System + ?Sized>(
     out.add_json("alternatives_found", stats.alternatives_found);
     out.add_json("store_bytes", stats.store_bytes);
     out.add_json("cones", if stats.flat_cones { "flat" } else { "tree" });
+    out.add_json("slots", stats.slots);
+    out.add_json("token_slots", stats.token_slots);
     out.add_json(
         "history_states",
         if stats.assembled_histories {

@@ -240,6 +240,21 @@ pub trait System {
         false
     }
 
+    /// Sets of resources that pass one token between them (in nets, the places of a
+    /// state-machine component holding one token: a process's control locations). Instances
+    /// that name a set promise, for every reachable state: at most one resource of the set is
+    /// *marked*; a guard on a resource of the set (`enabled_on(s, t, r)` of a `t` that tests
+    /// `r`) fails where `r` is unmarked; and every transition that changes a resource of the
+    /// set (a *mover*) needs one of them marked and leaves marked one that it changes. Two
+    /// movers of a set are then never enabled together unless they are dependent, so no two
+    /// of their events are ever concurrent: the unfolding puts them on one slot, which costs
+    /// each event one cone entry instead of one per place, and after an event of a mover it
+    /// looks only at the guards on the resources that mover changed. Sets are disjoint and
+    /// sorted. The default names none.
+    fn token_sets(&self) -> Vec<Vec<Resource>> {
+        Vec::new()
+    }
+
     /// Fires `t` (which must be enabled) at `state`, writing the successor into `out`.
     fn fire(&self, state: &[u64], t: Transition, out: &mut [u64]) -> Result<(), Overflow>;
 

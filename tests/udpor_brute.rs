@@ -10,6 +10,7 @@ use unfold::model::net::{ArcKind, Net, NetBuilder};
 use unfold::model::net_system::NetSystem;
 use unfold::unfolding::event::HistoryStates;
 use unfold::unfolding::order::Order;
+use unfold::unfolding::slots::{SlotCover, SlotMap};
 
 /// A random acyclic net: every transition consumes from at least one place and produces only
 /// on places after all it consumes from, so every run is finite.
@@ -48,6 +49,64 @@ fn arb_acyclic_net(max_weight: u32, max_tokens: u32, reads: bool) -> impl Strate
                 }
                 b.finish()
             })
+    })
+}
+
+/// A random acyclic net of `k` state machines (processes) of `len` states each, one token in
+/// state 0 of each: every transition moves one or two machines forward (a synchronisation)
+/// and may test a state of another, and some also take from or put into a shared place
+/// (a lock-like resource, marked once). Such nets have one-token components, which the
+/// unfolding puts on token slots ([`SlotCover::TokenSets`]).
+fn arb_acyclic_machines() -> impl Strategy<Value = Net> {
+    let moves = (0usize..3, 0usize..3, 1usize..3);
+    let transition = (
+        prop::collection::vec(moves, 1..=2),
+        prop::option::of((0usize..3, 0usize..5)),
+        0u8..4,
+    );
+    (1usize..=3, prop::collection::vec(transition, 1..=8)).prop_map(|(k, transitions)| {
+        let len = 5;
+        let mut b = NetBuilder::new("machines");
+        let state: Vec<Vec<u32>> = (0..k)
+            .map(|m| {
+                (0..len)
+                    .map(|s| {
+                        b.add_place(format!("m{m}s{s}"), None, u32::from(s == 0))
+                            .unwrap()
+                    })
+                    .collect()
+            })
+            .collect();
+        let shared = b.add_place("shared", None, 1).unwrap();
+        for (i, (mv, test, lock)) in transitions.into_iter().enumerate() {
+            let t = b.add_transition(format!("t{i}"), None).unwrap();
+            let mut moved = Vec::new();
+            for (m, from, step) in mv {
+                let m = m % k;
+                if moved.contains(&m) {
+                    continue;
+                }
+                moved.push(m);
+                let to = (from + step).min(len - 1);
+                if to == from {
+                    continue;
+                }
+                b.add_arc(state[m][from], t, ArcKind::Input, 1).unwrap();
+                b.add_arc(state[m][to], t, ArcKind::Output, 1).unwrap();
+            }
+            if let Some((m, s)) = test {
+                let m = m % k;
+                if !moved.contains(&m) {
+                    b.add_arc(state[m][s], t, ArcKind::Read, 1).unwrap();
+                }
+            }
+            match lock {
+                0 => b.add_arc(shared, t, ArcKind::Input, 1).unwrap(),
+                1 => b.add_arc(shared, t, ArcKind::Output, 1).unwrap(),
+                _ => {}
+            }
+        }
+        b.finish()
     })
 }
 
@@ -299,6 +358,44 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
 proptest! {
     #![proptest_config(config(250))]
 
+    /// Nets of state machines, whose one-token components put their movers on one slot each:
+    /// the oracles hold with token slots (the default) as without, and the two explore alike
+    /// (with cutoffs, the order of exploration may differ: the same deadlocks), also when
+    /// every transition finds its possible extensions through its slots' guard classes.
+    #[test]
+    fn state_machine_nets(net in arb_acyclic_machines()) {
+        check_against_oracles(&net)?;
+        let sys = NetSystem::with_bits(&net, 1);
+        let b = brute::enumerate(&sys, 64, &case_limits());
+        prop_assume!(b.is_ok());
+        let b = b.unwrap();
+        for slots in [SlotCover::TokenSets, SlotCover::Resources] {
+            for listed_dependents in [256, 0] {
+                let options = UdporOptions {
+                    slots,
+                    listed_dependents,
+                    class_bitsets: ClassBitsets::Never,
+                    ..UdporOptions::default()
+                };
+                matches_brute(&sys, &options, &b, &format!("{slots:?}, {listed_dependents}"))?;
+            }
+            let cut = udpor::explore(
+                &sys,
+                &UdporOptions {
+                    slots,
+                    cutoffs: Some(Order::Erv),
+                    ..UdporOptions::default()
+                },
+                &case_limits(),
+                &mut |_| {},
+            );
+            prop_assert!(cut.is_ok());
+            let cut = cut.unwrap();
+            prop_assert!(cut.complete());
+            prop_assert_eq!(cut.deadlocks, b.deadlocks, "{:?}, cutoffs", slots);
+        }
+    }
+
     #[test]
     fn safe_like_nets(net in arb_acyclic_net(1, 1, false)) {
         check_against_oracles(&net)?;
@@ -375,6 +472,34 @@ fn chain(n: usize) -> Net {
         prev = next;
     }
     b.finish()
+}
+
+/// The chain's places are one component: its transitions share one token slot (instead of a
+/// slot per place), and explore as on the places' slots.
+#[test]
+fn a_chain_is_one_token_slot() {
+    let net = chain(50);
+    let sys = NetSystem::new(&net);
+    let slots = SlotMap::new(&sys);
+    assert_eq!(slots.count(), 1);
+    assert!(slots.is_token(0));
+    // Without: one slot per place its two transitions share.
+    assert_eq!(SlotMap::with_cover(&sys, SlotCover::Resources).count(), 49);
+    for cover in [SlotCover::TokenSets, SlotCover::Resources] {
+        let u = udpor::explore(
+            &sys,
+            &UdporOptions {
+                slots: cover,
+                listed_dependents: 0,
+                ..UdporOptions::default()
+            },
+            &case_limits(),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((u.maximal_configurations, u.events), (1, 50), "{cover:?}");
+        assert_eq!(u.token_slots, u64::from(cover == SlotCover::TokenSets));
+    }
 }
 
 /// `n` transitions competing for one token: n configurations, n events.

@@ -55,14 +55,14 @@ use self::disabled::{DisabledSet, RunKey};
 use self::enabled::{EnStack, NO_SLOT};
 use super::limits::{Limits, StopReason};
 use crate::rows::Rows;
-use crate::system::{Access, GuardField, Overflow, Resource, System, Transition};
+use crate::system::{Access, Footprint, GuardField, Overflow, Resource, System, Transition};
 use crate::unfolding::cone::{ConeForest, ConeLayout};
 use crate::unfolding::event::{
     BOTTOM, ChildCursor, ConeEntry, EventId, EventStore, HistoryStates, LabeledChildren,
 };
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{DiffRoom, Order, cmp_logged_equal_size};
-use crate::unfolding::slots::Slot;
+use crate::unfolding::slots::{Slot, SlotCover};
 use crate::unfolding::states::{StateSet, WHOLE_WORDS, state_hash, word_hash};
 
 /// How `Explore` picks the next event among the candidates.
@@ -105,6 +105,9 @@ pub struct UdporOptions {
     pub cones: ConeLayout,
     /// How the event store computes the states of new events' histories.
     pub history_states: HistoryStates,
+    /// Which cliques the slots are made of: a speed and memory trade-off; the results do not
+    /// depend on it.
+    pub slots: SlotCover,
     /// Whether the explorer's memory is given back when the exploration ends. A process that
     /// exits right after (the command line's single run) leaves it to the exit instead:
     /// freeing the store of a long run costs a few percent of the run.
@@ -147,6 +150,7 @@ impl Default for UdporOptions {
             class_bitsets: ClassBitsets::Auto,
             cones: ConeLayout::Auto,
             history_states: HistoryStates::Auto,
+            slots: SlotCover::TokenSets,
             release_memory: true,
         }
     }
@@ -189,6 +193,10 @@ pub struct UdporStats {
     pub store_bytes: u64,
     /// Whether the events' cones were flat arrays at the end (see [`ConeLayout`]).
     pub flat_cones: bool,
+    /// The number of slots of the events (see [`SlotCover`]).
+    pub slots: u64,
+    /// How many of them hold the movers of a token set.
+    pub token_slots: u64,
     /// Whether the states of histories were assembled from the slots' last events rather
     /// than fired (see [`HistoryStates`]).
     pub assembled_histories: bool,
@@ -558,8 +566,15 @@ struct Dependents {
     is_listed: Vec<bool>,
     /// By slot: its members, class after class.
     members: Rows<Transition>,
-    /// By slot: its classes, in the order of `members`.
+    /// By slot: its classes, in the order of `members`: on a token slot, those with no guard
+    /// first, then by the resource of their guard.
     classes: Rows<GuardClass>,
+    /// By slot: whether it is a token slot
+    /// ([`SlotMap::is_token`](crate::unfolding::slots::SlotMap::is_token)).
+    token: Vec<bool>,
+    /// By resource of a token set: its token slot and the first of the slot's classes guarded
+    /// by it (`u32::MAX`: none).
+    class_at: Vec<(Slot, u32)>,
     /// By transition with bitsets: every member of its slots, sorted (empty for the others).
     union: Rows<Transition>,
     /// By transition: where its bitsets start in `class_bits` ([`NO_BITS`]: it has none).
@@ -593,6 +608,8 @@ struct GuardClass {
     /// The guard the class shares, as a member and the resource it tests; `None` for the
     /// members with no guard on the slot, which are always looked at.
     guard: Option<(Transition, Resource)>,
+    /// That guard as one field of the state, when the system says.
+    field: Option<GuardField>,
 }
 
 impl Dependents {
@@ -617,6 +634,10 @@ impl Dependents {
             // The same members, grouped by class.
             members: Rows::with_capacity(members.len(), members.items().len()),
             classes: Rows::with_capacity(members.len(), 0),
+            token: (0..members.len() as Slot)
+                .map(|s| slots.is_token(s))
+                .collect(),
+            class_at: Vec::new(),
             union: Rows::with_capacity(n, 0),
             bits_at: Vec::with_capacity(n),
             class_bits: Vec::new(),
@@ -677,7 +698,12 @@ impl Dependents {
                 let key = guards
                     .row(t as usize)
                     .iter()
-                    .find(|g| g.slot == s as Slot)
+                    // On a token slot, a mover's class is that of its guard on a resource of
+                    // the set (the place it takes the token from), which visit relies on.
+                    .find(|g| {
+                        g.slot == s as Slot
+                            && (!deps.token[s] || slots.token_slot_of(g.resource) == Some(g.slot))
+                    })
                     .map(|g| (g.resource, sys.guard_class(t, g.resource).ok_or(t)));
                 let known = if few {
                     keys.iter().position(|k| *k == key).map(|c| c as u32)
@@ -693,6 +719,28 @@ impl Dependents {
                 });
                 keyed.push((class, t));
             }
+            if deps.token[s] {
+                // Classes by the resource of their guard (`None` first), so that an event's
+                // changes find theirs by binary search.
+                let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+                order.sort_by_key(|&c| keys[c as usize].map(|(r, _)| r));
+                let mut rank = vec![0; keys.len()];
+                for (i, &c) in order.iter().enumerate() {
+                    rank[c as usize] = i as u32;
+                }
+                for k in &mut keyed {
+                    k.0 = rank[k.0 as usize];
+                }
+                keys = order.iter().map(|&c| keys[c as usize]).collect();
+            }
+            if deps.token[s] {
+                for (c, key) in keys.iter().enumerate().rev() {
+                    if let Some((r, _)) = key {
+                        extend_to(&mut deps.class_at, *r as usize + 1, (0, u32::MAX));
+                        deps.class_at[*r as usize] = (s as Slot, c as u32);
+                    }
+                }
+            }
             // Stable: a class keeps its members in order.
             keyed.sort_by_key(|&(class, _)| class);
             deps.members.push_row(keyed.iter().map(|&(_, t)| t));
@@ -701,9 +749,17 @@ impl Dependents {
                     let c = c as u32;
                     let start = keyed.partition_point(|&(class, _)| class < c);
                     let end = keyed.partition_point(|&(class, _)| class <= c);
+                    let guard = key.map(|(r, _)| (keyed[start].1, r));
                     GuardClass {
                         end: end as u32,
-                        guard: key.map(|(r, _)| (keyed[start].1, r)),
+                        guard,
+                        field: guard.and_then(|(rep, r)| {
+                            guards
+                                .row(rep as usize)
+                                .iter()
+                                .find(|g| g.slot == s as Slot && g.resource == r)
+                                .and_then(|g| g.field)
+                        }),
                     }
                 }));
         }
@@ -788,12 +844,12 @@ impl Dependents {
 
     /// Puts into `out`, sorted, the transitions an event labelled `t`, on `slots`, may
     /// extend into: its dependents, less (when they are many) the classes whose guard
-    /// `holds(transition, resource)` denies in the event's local state. `mark` is all false,
+    /// `holds(transition, resource, field)` denies in the event's local state. `mark` is all false,
     /// by transition, and left so; `bits` is scratch.
     fn visit(
         &self,
-        (t, slots): (Transition, &[Slot]),
-        holds: impl Fn(Transition, Resource) -> bool,
+        (t, slots, footprint): (Transition, &[Slot], &Footprint),
+        holds: impl Fn(Transition, Resource, Option<GuardField>) -> bool,
         mark: &mut [bool],
         bits: &mut Vec<u64>,
         out: &mut Vec<Transition>,
@@ -811,7 +867,9 @@ impl Dependents {
             let mut at = self.bits_at[t as usize];
             for &s in slots {
                 for class in self.classes.row(s as usize) {
-                    let passes = class.guard.is_none_or(|(rep, r)| holds(rep, r));
+                    let passes = class
+                        .guard
+                        .is_none_or(|(rep, r)| holds(rep, r, class.field));
                     if passes {
                         for (acc, &b) in bits.iter_mut().zip(&self.class_bits[at..at + words]) {
                             *acc |= b;
@@ -831,21 +889,49 @@ impl Dependents {
         }
         for &s in slots {
             let members = self.members.row(s as usize);
-            let mut start = 0;
-            for class in self.classes.row(s as usize) {
-                let range = start..class.end as usize;
-                start = class.end as usize;
+            let classes = self.classes.row(s as usize);
+            let mut take = |i: usize| {
+                let class = &classes[i];
                 if let Some((rep, r)) = class.guard
-                    && !holds(rep, r)
+                    && !holds(rep, r, class.field)
                 {
-                    continue;
+                    return;
                 }
-                for &x in &members[range] {
+                let start = if i == 0 {
+                    0
+                } else {
+                    classes[i - 1].end as usize
+                };
+                for &x in &members[start..class.end as usize] {
                     if !mark[x as usize] {
                         mark[x as usize] = true;
                         out.push(x);
                     }
                 }
+            };
+            if !self.token[s as usize] {
+                (0..classes.len()).for_each(take);
+                continue;
+            }
+            // On a token slot, the guards on the resources of the set that t did not change
+            // fail (`System::token_sets`): only the classes with no guard and those on the
+            // resources t changed are looked at, not one class per place of the set.
+            (0..classes.len())
+                .take_while(|&i| classes[i].guard.is_none())
+                .for_each(&mut take);
+            for touch in footprint {
+                let r = touch.resource;
+                let (on, from) = self
+                    .class_at
+                    .get(r as usize)
+                    .copied()
+                    .unwrap_or((0, u32::MAX));
+                if on != s || from == u32::MAX || !touch.access.conflicts_with(Access::READ) {
+                    continue;
+                }
+                (from as usize..classes.len())
+                    .take_while(|&i| classes[i].guard.is_some_and(|(_, x)| x == r))
+                    .for_each(&mut take);
             }
         }
         for &x in out.iter() {
@@ -1022,6 +1108,8 @@ pub fn explore_with_events<S: System + ?Sized>(
     x.stats.events = x.log.len() as u64 - 1;
     x.stats.store_bytes = x.store.bytes();
     x.stats.flat_cones = x.store.cones_are_flat();
+    x.stats.slots = x.store.slots().count() as u64;
+    x.stats.token_slots = x.store.slots().token_count() as u64;
     x.stats.assembled_histories = x.store.assembles_histories();
     x.stats.peak_bytes = x.stats.peak_bytes.max(x.accounted_bytes());
     x.stats.explore_seconds = start.elapsed().as_secs_f64();
@@ -1046,7 +1134,7 @@ pub fn explore_with_events<S: System + ?Sized>(
 
 impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn new(sys: &'s S, opts: UdporOptions) -> Self {
-        let store = EventStore::with_options(sys, opts.cones, opts.history_states);
+        let store = EventStore::with_options(sys, opts.cones, opts.history_states, opts.slots);
         let n = sys.transition_count();
         let slots = store.slots();
         // By slot, its members in increasing order.
@@ -1709,8 +1797,15 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut bits = std::mem::take(&mut self.visit_bits);
         extend_to(&mut mark, self.sys.transition_count(), false);
         self.dependents.visit(
-            (self.store.label(e), self.store.event_slots(e)),
-            |t, r| self.enabled_on_event(e, t, r),
+            (
+                self.store.label(e),
+                self.store.event_slots(e),
+                self.sys.footprint(self.store.label(e)),
+            ),
+            |t, r, field| match field {
+                Some(f) => f.holds_on(self.store.state_word(e, f.word as usize)),
+                None => self.enabled_on_event(e, t, r),
+            },
             &mut mark,
             &mut bits,
             &mut visits,

@@ -39,6 +39,7 @@
 
 use std::fmt::Write as _;
 
+use super::components;
 use super::net::{Arc, Net, PlaceIdx};
 use crate::rows::Rows;
 use crate::system::{Access, Footprint, GuardField, Overflow, Resource, System, Touch, Transition};
@@ -596,6 +597,11 @@ impl System for NetSystem<'_> {
                 .row(t as usize)
                 .iter()
                 .any(|x| x.field.place as Resource == r && x.need > 0)
+    }
+
+    fn token_sets(&self) -> Vec<Vec<Resource>> {
+        // Places are resources, numbered alike.
+        components::one_token_components(self.net)
     }
 
     fn resource_words(&self, r: Resource) -> std::ops::Range<usize> {

@@ -30,7 +30,7 @@ use rustc_hash::FxHashMap;
 
 use super::cone::{ConeForest, ConeLayout, Deeper, EMPTY, FLAT_MAX};
 use super::parts::{SlotParts, TransitionWords};
-use super::slots::{Slot, SlotMap};
+use super::slots::{Slot, SlotCover, SlotMap};
 use super::states::{StateBlocks, WHOLE_WORDS};
 use super::{grow, short_hash, table_hash};
 use crate::system::{Overflow, System, Transition};
@@ -744,17 +744,23 @@ pub struct EventStore {
 impl EventStore {
     /// A store holding only ⊥, whose state is the initial state of `sys`.
     pub fn new<S: System + ?Sized>(sys: &S) -> Self {
-        Self::with_options(sys, ConeLayout::Auto, HistoryStates::Auto)
+        Self::with_options(
+            sys,
+            ConeLayout::Auto,
+            HistoryStates::Auto,
+            SlotCover::TokenSets,
+        )
     }
 
-    /// [`new`](Self::new), with cones laid out as `layout` says and states of histories
-    /// computed as `history` says.
+    /// [`new`](Self::new), with cones laid out as `layout` says, states of histories
+    /// computed as `history` says and slots made as `cover` says.
     pub fn with_options<S: System + ?Sized>(
         sys: &S,
         layout: ConeLayout,
         history: HistoryStates,
+        cover: SlotCover,
     ) -> Self {
-        let slots = SlotMap::new(sys);
+        let slots = SlotMap::with_cover(sys, cover);
         let n = slots.count();
         let words = sys.state_words();
         let mut initial = vec![0; words];

@@ -25,13 +25,32 @@ use crate::system::{Access, System, Transition};
 /// Index of a slot.
 pub type Slot = u32;
 
+/// Which cliques the slots of a system are made of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SlotCover {
+    /// The resources' cliques, and one slot for the movers of each token set
+    /// ([`System::token_sets`]), which covers the cliques made of them.
+    #[default]
+    TokenSets,
+    /// The resources' cliques only.
+    Resources,
+}
+
 /// The slots of a system: for every transition the sorted list of slots it is on.
 #[derive(Clone, Debug)]
 pub struct SlotMap {
     count: usize,
     offsets: Vec<u32>,
     slots: Vec<Slot>,
+    /// By slot: whether it holds the movers of one of the system's token sets.
+    token: Vec<bool>,
+    /// By resource: the token slot of its set ([`NO_SLOT`] for none; empty when the system
+    /// has no token sets).
+    token_of: Vec<Slot>,
 }
+
+/// No slot.
+const NO_SLOT: Slot = Slot::MAX;
 
 /// Candidate groups [`merge_cliques`] tries for each slot, the most pairs of transitions it
 /// tests for one candidate, and the most members it reads in all: bounds on the work of
@@ -66,6 +85,7 @@ fn merge_cliques(
     kept: &Rows<Transition>,
     origins: &[u32],
     slots_of: &Rows<Slot>,
+    fixed: impl Fn(u32) -> bool,
 ) -> (Vec<u32>, Vec<u32>) {
     let dependent = |a: Transition, b: Transition| {
         a == b || intersect(slots_of.row(a as usize), slots_of.row(b as usize))
@@ -82,14 +102,15 @@ fn merge_cliques(
         let m = kept.row(k);
         // Groups that share a member with the slot, the likeliest to form a clique with it:
         // a transition's groups are those of its slots met so far, in the order it joined.
+        // (A fixed slot neither joins a group nor is joined.)
         candidates.clear();
-        'collect: for &t in m.iter().take(4) {
+        'collect: for &t in m.iter().take(if fixed(origin) { 0 } else { 4 }) {
             for &s in slots_of.row(t as usize) {
                 if s as usize >= k {
                     break;
                 }
                 let g = group_of[s as usize];
-                if !candidates.contains(&g) {
+                if !fixed(group_origins[g as usize]) && !candidates.contains(&g) {
                     candidates.push(g);
                     if candidates.len() == MERGE_TRIES {
                         break 'collect;
@@ -167,8 +188,16 @@ fn push_clique(out: &mut Vec<Transition>, given: &[Transition], strong: &[Transi
 }
 
 impl SlotMap {
-    /// Builds the slots of `sys` from its footprints.
+    /// Builds the slots of `sys` from its footprints and its token sets.
     pub fn new<S: System + ?Sized>(sys: &S) -> Self {
+        Self::with_cover(sys, SlotCover::TokenSets)
+    }
+
+    /// Builds the slots of `sys` from its footprints, and from its token sets
+    /// ([`System::token_sets`]) as `cover` says: each set's movers get one slot, which covers
+    /// every clique of the set's resources made of movers only (a chain of `n` places is then
+    /// one slot instead of `n`).
+    pub fn with_cover<S: System + ?Sized>(sys: &S, cover: SlotCover) -> Self {
         let n = sys.transition_count();
         // Each resource's pure readers (kind 0), pure adders (1) and the others (2), each in
         // the order of transitions: one row per (resource, kind), filled by counting (a sort
@@ -197,6 +226,61 @@ impl SlotMap {
         let mut candidates: Rows<Transition> =
             Rows::with_capacity(resources, by_kind.items().len());
         let mut row: Vec<Transition> = Vec::new();
+        // The token sets' movers come first: a resource's clique equal to one keeps the
+        // least origin, and is then known as the token slot it is.
+        let sets = match cover {
+            SlotCover::TokenSets => sys.token_sets(),
+            SlotCover::Resources => Vec::new(),
+        };
+        let mut set_of = vec![u32::MAX; if sets.is_empty() { 0 } else { resources }];
+        for (k, set) in sets.iter().enumerate() {
+            for &r in set {
+                set_of[r as usize] = k as u32;
+            }
+        }
+        let movers = Rows::group(sets.len(), || {
+            let set_of = &set_of;
+            (0..n as Transition).flat_map(move |t| {
+                sys.footprint(t)
+                    .iter()
+                    .filter(|touch| touch.access.conflicts_with(Access::READ))
+                    .filter_map(move |touch| {
+                        let k = *set_of.get(touch.resource as usize)?;
+                        (k != u32::MAX).then_some((k as usize, t))
+                    })
+            })
+        });
+        // A set's slot pays where it replaces two cliques or more: those of its resources
+        // that only its movers access (a resource with other readers keeps one clique per
+        // reader, which the set's slot does not cover). Others get an empty row (no slot):
+        // a token slot is not merged with other cliques (see `merge_cliques`), and one that
+        // replaced a single clique could only cost slots.
+        let mut mover = vec![false; if sets.is_empty() { 0 } else { n }];
+        for (k, set) in sets.iter().enumerate() {
+            row.clear();
+            row.extend_from_slice(movers.row(k));
+            // A mover changes two resources of its set.
+            row.dedup();
+            row.iter().for_each(|&t| mover[t as usize] = true);
+            // (Cliques of resources that the same transitions change are one clique.)
+            let by_kind = &by_kind;
+            let changers = |r: u32| (1..3).flat_map(move |k| by_kind.row(3 * r as usize + k));
+            let mut pure = set.iter().filter(|&&r| {
+                by_kind
+                    .row(3 * r as usize)
+                    .iter()
+                    .all(|&t| mover[t as usize])
+            });
+            let first = pure.next();
+            let replaces_two = first.is_some_and(|&f| pure.any(|&r| !changers(r).eq(changers(f))));
+            row.iter().for_each(|&t| mover[t as usize] = false);
+            if !replaces_two {
+                row.clear();
+            }
+            candidates.push_row(row.iter().copied());
+        }
+        let token_rows = movers.len() as u32;
+        drop(movers);
         let (mut readers, mut adders, mut strong) = (Vec::new(), Vec::new(), Vec::new());
         for r in 0..resources {
             let of_kind = |k: usize, out: &mut Vec<Transition>| {
@@ -294,7 +378,8 @@ impl SlotMap {
         let slots_of = Rows::group(n, || {
             (0..kept.len()).flat_map(|s| kept.row(s).iter().map(move |&t| (t as usize, s as Slot)))
         });
-        let (group_of, mut origins) = merge_cliques(&kept, &origins, &slots_of);
+        let is_token = |origin: u32| origin < token_rows;
+        let (group_of, mut origins) = merge_cliques(&kept, &origins, &slots_of, is_token);
         // Each transition's groups, and a slot of its own for a transition on none.
         let mut groups_of: Vec<Slot> = Vec::new();
         let mut starts: Vec<u32> = Vec::with_capacity(n + 1);
@@ -340,16 +425,53 @@ impl SlotMap {
         for t in 0..n {
             groups_of[starts[t] as usize..starts[t + 1] as usize].sort_unstable();
         }
+        let mut token = vec![false; origins.len()];
+        let mut slot_of_set = vec![NO_SLOT; token_rows as usize];
+        for (g, &o) in origins.iter().enumerate() {
+            token[renumber[g] as usize] = is_token(o);
+            if is_token(o) {
+                slot_of_set[o as usize] = renumber[g];
+            }
+        }
+        let token_of = set_of
+            .iter()
+            .map(|&k| slot_of_set.get(k as usize).copied().unwrap_or(NO_SLOT))
+            .collect();
         SlotMap {
             count: origins.len(),
             offsets: starts,
             slots: groups_of,
+            token,
+            token_of,
         }
     }
 
     /// Number of slots.
     pub fn count(&self) -> usize {
         self.count
+    }
+
+    /// Number of token slots.
+    pub fn token_count(&self) -> usize {
+        self.token.iter().filter(|&&t| t).count()
+    }
+
+    /// Whether slot `s` holds the movers of a token set ([`System::token_sets`]): after an
+    /// event on it, the guards on the set's resources that the event's transition did not
+    /// change fail.
+    #[inline]
+    pub fn is_token(&self, s: Slot) -> bool {
+        self.token[s as usize]
+    }
+
+    /// The token slot of the set that resource `r` belongs to, if any (a set whose movers
+    /// another slot covers has none).
+    #[inline]
+    pub fn token_slot_of(&self, r: crate::system::Resource) -> Option<Slot> {
+        self.token_of
+            .get(r as usize)
+            .copied()
+            .filter(|&s| s != NO_SLOT)
     }
 
     /// The slots of transition `t`, sorted.
