@@ -142,7 +142,9 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = HistoryStatesArg::Auto)]
     pub history_states: HistoryStatesArg,
     /// Which cliques of dependent transitions the events' slots are: a speed and memory
-    /// trade-off; the results do not depend on it.
+    /// trade-off. Without cutoffs the results do not depend on it; with cutoffs the order of
+    /// exploration does, and with it how many events and configurations are explored (not
+    /// the deadlocks and states found).
     #[arg(long, value_enum, default_value_t = SlotsArg::TokenSets)]
     pub slots: SlotsArg,
     /// Write the explored events as a GraphViz DOT graph to OUT.

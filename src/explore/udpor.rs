@@ -105,8 +105,8 @@ pub struct UdporOptions {
     pub cones: ConeLayout,
     /// How the event store computes the states of new events' histories.
     pub history_states: HistoryStates,
-    /// Which cliques the slots are made of: a speed and memory trade-off; the results do not
-    /// depend on it.
+    /// Which cliques the slots are made of: a speed and memory trade-off. Without cutoffs the
+    /// results do not depend on it; with cutoffs the order of exploration does.
     pub slots: SlotCover,
     /// Whether the explorer's memory is given back when the exploration ends. A process that
     /// exits right after (the command line's single run) leaves it to the exit instead:

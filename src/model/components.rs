@@ -10,9 +10,10 @@
 //! Finding the largest such sets is a search over P-invariants; this module takes the cheap
 //! route. Every place marked with one token starts a set, and a transition that takes from
 //! one set and puts into none of its places extends the set with the one place it puts into
-//! that belongs to no set yet (and likewise backwards), until nothing changes. Every set found
-//! is then checked against the invariant above, and dropped if it fails, so the heuristic
-//! decides only how much is found, never whether what is found holds.
+//! that belongs to no set yet (and likewise backwards), until nothing changes; where several
+//! such places are left, the nearest in the net's order is guessed, and the propagation goes
+//! on. Every set found is then checked against the invariant above, and dropped if it fails,
+//! so the heuristic decides only how much is found, never whether what is found holds.
 
 use super::net::{Arc, Net, PlaceIdx};
 use crate::rows::Rows;
@@ -89,9 +90,23 @@ pub fn one_token_components(net: &Net) -> Vec<Vec<PlaceIdx>> {
     for (p, _) in set.iter().enumerate().filter(|&(_, &s)| s != NONE) {
         enqueue(p, &mut work, &mut queued);
     }
+    // Steps where the token could go to several free places wait in `pending` until
+    // nothing else moves; then the place nearest in the net's order is guessed (generators
+    // number a process's places, or a variable's, together), and the check below drops a set
+    // that a wrong guess spoilt.
+    let mut pending: Vec<u32> = Vec::new();
     let (mut from, mut to) = (Vec::new(), Vec::new());
-    while let Some(t) = work.pop() {
-        queued[t as usize] = false;
+    loop {
+        let (t, guess) = match work.pop() {
+            Some(t) => {
+                queued[t as usize] = false;
+                (t, false)
+            }
+            None => match pending.pop() {
+                Some(t) => (t, true),
+                None => break,
+            },
+        };
         let change = effects.row(t as usize);
         from.clear();
         from.extend(change.iter().filter(|c| c.1 < 0).map(|c| c.0 as usize));
@@ -101,18 +116,28 @@ pub fn one_token_components(net: &Net) -> Vec<Vec<PlaceIdx>> {
             for &p in side.iter() {
                 let s = set[p];
                 // A set met once on this side and not at all on the other: the token must go
-                // to (or come from) the one place of the other side that has no set yet.
+                // to (or come from) a place of the other side that has no set yet.
                 if s == NONE
                     || side.iter().filter(|&&q| set[q] == s).count() != 1
                     || other.iter().any(|&q| set[q] == s)
                 {
                     continue;
                 }
-                let mut free = other.iter().filter(|&&q| set[q] == NONE);
-                if let (Some(&q), None) = (free.next(), free.next()) {
-                    set[q] = s;
-                    enqueue(q, &mut work, &mut queued);
-                }
+                let mut free = other.iter().copied().filter(|&q| set[q] == NONE);
+                let q = match (free.next(), free.next()) {
+                    (Some(q), None) => q,
+                    (Some(_), Some(_)) if !guess => {
+                        pending.push(t);
+                        continue;
+                    }
+                    (Some(_), Some(_)) => {
+                        let free = other.iter().copied().filter(|&q| set[q] == NONE);
+                        free.min_by_key(|&q| (q.abs_diff(p), q)).expect("two free places")
+                    }
+                    _ => continue,
+                };
+                set[q] = s;
+                enqueue(q, &mut work, &mut queued);
             }
         }
     }
