@@ -16,6 +16,7 @@ use unfold::model::net_system::NetSystem;
 use unfold::system::System;
 use unfold::unfolding::cone::ConeLayout;
 use unfold::unfolding::order::Order;
+use unfold::unfolding::slots::SlotCover;
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
@@ -197,6 +198,8 @@ fn cone_layouts_explore_alike() {
                 cutoffs,
                 max_events,
                 cones,
+                // (On the places' slots: with token slots, Dekker's cones are not flattened.)
+                slots: SlotCover::Resources,
                 ..UdporOptions::default()
             };
             udpor::explore(&sys, &opts, &Limits::new(None, None), &mut |_| {}).unwrap()

@@ -132,7 +132,8 @@ pub fn one_token_components(net: &Net) -> Vec<Vec<PlaceIdx>> {
                     }
                     (Some(_), Some(_)) => {
                         let free = other.iter().copied().filter(|&q| set[q] == NONE);
-                        free.min_by_key(|&q| (q.abs_diff(p), q)).expect("two free places")
+                        free.min_by_key(|&q| (q.abs_diff(p), q))
+                            .expect("two free places")
                     }
                     _ => continue,
                 };
