@@ -720,8 +720,9 @@ impl Dependents {
                 keyed.push((class, t));
             }
             if deps.token[s] {
-                // Classes by the resource of their guard (`None` first), so that an event's
-                // changes find theirs by binary search.
+                // Classes by the resource of their guard (`None` first), and an index from
+                // each resource to its first class: an event finds the classes of the places
+                // it changed without a scan.
                 let mut order: Vec<u32> = (0..keys.len() as u32).collect();
                 order.sort_by_key(|&c| keys[c as usize].map(|(r, _)| r));
                 let mut rank = vec![0; keys.len()];
@@ -732,8 +733,6 @@ impl Dependents {
                     k.0 = rank[k.0 as usize];
                 }
                 keys = order.iter().map(|&c| keys[c as usize]).collect();
-            }
-            if deps.token[s] {
                 for (c, key) in keys.iter().enumerate().rev() {
                     if let Some((r, _)) = key {
                         extend_to(&mut deps.class_at, *r as usize + 1, (0, u32::MAX));
@@ -843,9 +842,9 @@ impl Dependents {
     }
 
     /// Puts into `out`, sorted, the transitions an event labelled `t`, on `slots`, may
-    /// extend into: its dependents, less (when they are many) the classes whose guard
-    /// `holds(transition, resource, field)` denies in the event's local state. `mark` is all false,
-    /// by transition, and left so; `bits` is scratch.
+    /// extend into (`footprint` is `t`'s): its dependents, less (when they are many) the
+    /// classes whose guard `holds(transition, resource, field)` denies in the event's local
+    /// state. `mark` is all false, by transition, and left so; `bits` is scratch.
     fn visit(
         &self,
         (t, slots, footprint): (Transition, &[Slot], &Footprint),

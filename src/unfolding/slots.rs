@@ -18,6 +18,13 @@
 //! readers of one place that are dependent through another resource share one slot with the
 //! place's writers. Every slot of a transition costs each of its events a node and cone
 //! entries, so fewer slots per transition make events smaller and cheaper to build.
+//!
+//! One relaxation: the movers of a token set ([`System::token_sets`]) get one slot although
+//! some of them are independent (a process's steps between different control locations).
+//! No two of them are ever enabled together unless they are dependent, so their events are
+//! never concurrent and still form a chain inside every configuration; the unfolding, its
+//! causality and its conflicts are those of the exact cover. Such a *token slot* is made only
+//! where it replaces two cliques or more, and is not merged with others.
 
 use crate::rows::Rows;
 use crate::system::{Access, System, Transition};
