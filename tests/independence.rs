@@ -247,44 +247,8 @@ proptest! {
 fn arb_machines() -> impl Strategy<Value = Net> {
     let moves = prop::collection::vec((0usize..3, 0usize..4, 0usize..4), 1..=2);
     let transition = (moves, prop::option::of((0usize..3, 0usize..4)), 0u8..4);
-    (1usize..=3, prop::collection::vec(transition, 1..=6)).prop_map(|(k, transitions)| {
-        let mut b = NetBuilder::new("machines");
-        let state: Vec<Vec<u32>> = (0..k)
-            .map(|m| {
-                (0..4)
-                    .map(|s| {
-                        b.add_place(format!("m{m}s{s}"), None, u32::from(s == 0))
-                            .unwrap()
-                    })
-                    .collect()
-            })
-            .collect();
-        let shared = b.add_place("shared", None, 1).unwrap();
-        for (i, (mv, test, lock)) in transitions.into_iter().enumerate() {
-            let t = b.add_transition(format!("t{i}"), None).unwrap();
-            let mut moved = Vec::new();
-            for (m, from, to) in mv {
-                let m = m % k;
-                if moved.contains(&m) || from == to {
-                    continue;
-                }
-                moved.push(m);
-                b.add_arc(state[m][from], t, ArcKind::Input, 1).unwrap();
-                b.add_arc(state[m][to], t, ArcKind::Output, 1).unwrap();
-            }
-            if let Some((m, s)) = test
-                && !moved.contains(&(m % k))
-            {
-                b.add_arc(state[m % k][s], t, ArcKind::Read, 1).unwrap();
-            }
-            match lock {
-                0 => b.add_arc(shared, t, ArcKind::Input, 1).unwrap(),
-                1 => b.add_arc(shared, t, ArcKind::Output, 1).unwrap(),
-                _ => {}
-            }
-        }
-        b.finish()
-    })
+    (1usize..=3, prop::collection::vec(transition, 1..=6))
+        .prop_map(|(k, steps)| common::machines_net(k, 4, steps))
 }
 
 proptest! {

@@ -1,6 +1,8 @@
 //! The unfolding DPOR against the brute-force oracle (DESIGN §6.1) and explicit reachability,
 //! on random small acyclic nets and on families with analytic counts.
 
+mod common;
+
 use proptest::prelude::*;
 use unfold::explore::limits::Limits;
 use unfold::explore::reach::reach_net;
@@ -65,48 +67,19 @@ fn arb_acyclic_machines() -> impl Strategy<Value = Net> {
         0u8..4,
     );
     (1usize..=3, prop::collection::vec(transition, 1..=8)).prop_map(|(k, transitions)| {
+        // Forward moves only: every run is finite.
         let len = 5;
-        let mut b = NetBuilder::new("machines");
-        let state: Vec<Vec<u32>> = (0..k)
-            .map(|m| {
-                (0..len)
-                    .map(|s| {
-                        b.add_place(format!("m{m}s{s}"), None, u32::from(s == 0))
-                            .unwrap()
-                    })
-                    .collect()
+        let steps = transitions
+            .into_iter()
+            .map(|(moves, test, lock)| {
+                let forward = moves
+                    .into_iter()
+                    .map(|(m, from, step)| (m, from, (from + step).min(len - 1)))
+                    .collect();
+                (forward, test, lock)
             })
             .collect();
-        let shared = b.add_place("shared", None, 1).unwrap();
-        for (i, (mv, test, lock)) in transitions.into_iter().enumerate() {
-            let t = b.add_transition(format!("t{i}"), None).unwrap();
-            let mut moved = Vec::new();
-            for (m, from, step) in mv {
-                let m = m % k;
-                if moved.contains(&m) {
-                    continue;
-                }
-                moved.push(m);
-                let to = (from + step).min(len - 1);
-                if to == from {
-                    continue;
-                }
-                b.add_arc(state[m][from], t, ArcKind::Input, 1).unwrap();
-                b.add_arc(state[m][to], t, ArcKind::Output, 1).unwrap();
-            }
-            if let Some((m, s)) = test {
-                let m = m % k;
-                if !moved.contains(&m) {
-                    b.add_arc(state[m][s], t, ArcKind::Read, 1).unwrap();
-                }
-            }
-            match lock {
-                0 => b.add_arc(shared, t, ArcKind::Input, 1).unwrap(),
-                1 => b.add_arc(shared, t, ArcKind::Output, 1).unwrap(),
-                _ => {}
-            }
-        }
-        b.finish()
+        common::machines_net(k, len, steps)
     })
 }
 

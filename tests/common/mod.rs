@@ -144,3 +144,51 @@ pub fn check_local_firing<S: unfold::system::System>(
     }
     Ok(())
 }
+
+/// A transition of [`machines_net`]: the machines it moves (`(machine, from, to)`, machines
+/// taken modulo the count; a machine named twice moves once, and a move to the same state
+/// is left out), a state of another machine it tests, and whether it takes (0) or gives (1)
+/// the shared place's token.
+pub type MachineStep = (Vec<(usize, usize, usize)>, Option<(usize, usize)>, u8);
+
+/// A net of `k` state machines of `len` states (one token each, in state 0) and a shared
+/// place marked once, with the transitions `steps`: a net with one-token components.
+pub fn machines_net(k: usize, len: usize, steps: Vec<MachineStep>) -> unfold::model::net::Net {
+    use unfold::model::net::{ArcKind, NetBuilder};
+    let mut b = NetBuilder::new("machines");
+    let state: Vec<Vec<u32>> = (0..k)
+        .map(|m| {
+            (0..len)
+                .map(|s| {
+                    b.add_place(format!("m{m}s{s}"), None, u32::from(s == 0))
+                        .unwrap()
+                })
+                .collect()
+        })
+        .collect();
+    let shared = b.add_place("shared", None, 1).unwrap();
+    for (i, (moves, test, lock)) in steps.into_iter().enumerate() {
+        let t = b.add_transition(format!("t{i}"), None).unwrap();
+        let mut moved = Vec::new();
+        for (m, from, to) in moves {
+            let m = m % k;
+            if moved.contains(&m) || from == to {
+                continue;
+            }
+            moved.push(m);
+            b.add_arc(state[m][from], t, ArcKind::Input, 1).unwrap();
+            b.add_arc(state[m][to], t, ArcKind::Output, 1).unwrap();
+        }
+        if let Some((m, s)) = test
+            && !moved.contains(&(m % k))
+        {
+            b.add_arc(state[m % k][s], t, ArcKind::Read, 1).unwrap();
+        }
+        match lock {
+            0 => b.add_arc(shared, t, ArcKind::Input, 1).unwrap(),
+            1 => b.add_arc(shared, t, ArcKind::Output, 1).unwrap(),
+            _ => {}
+        }
+    }
+    b.finish()
+}
