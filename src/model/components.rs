@@ -79,16 +79,17 @@ pub fn one_token_components(net: &Net) -> Vec<Vec<PlaceIdx>> {
     });
     let mut queued = vec![false; n];
     let mut work: Vec<u32> = Vec::new();
-    let enqueue = |p: usize, work: &mut Vec<u32>, queued: &mut [bool]| {
+    // (`but`: a transition that need not be looked at again.)
+    let enqueue = |p: usize, but: u32, work: &mut Vec<u32>, queued: &mut [bool]| {
         for &t in changers.row(p) {
-            if !queued[t as usize] {
+            if t != but && !queued[t as usize] {
                 queued[t as usize] = true;
                 work.push(t);
             }
         }
     };
     for (p, _) in set.iter().enumerate().filter(|&(_, &s)| s != NONE) {
-        enqueue(p, &mut work, &mut queued);
+        enqueue(p, u32::MAX, &mut work, &mut queued);
     }
     // Steps where the token could go to several free places wait in `pending` until
     // nothing else moves; then the place nearest in the net's order is guessed (generators
@@ -138,7 +139,10 @@ pub fn one_token_components(net: &Net) -> Vec<Vec<PlaceIdx>> {
                     _ => continue,
                 };
                 set[q] = s;
-                enqueue(q, &mut work, &mut queued);
+                // A step with one place on each side has nothing left to give once its
+                // token's set is on both (most steps): it is not looked at again.
+                let done = from.len() == 1 && to.len() == 1;
+                enqueue(q, if done { t } else { u32::MAX }, &mut work, &mut queued);
             }
         }
     }
