@@ -683,19 +683,22 @@ impl Dependents {
             deps.listed.push_row([]);
         }
         // Each slot's members by class, the classes in the order their first members come.
-        let mut class_of: FxHashMap<ClassKey, u32> = FxHashMap::default();
+        // A class is found from the resource of its key: `head[r]` is the last class made
+        // with a key on `r` in the slot at hand, `next_of[c]` the one made before `c` (classes
+        // of one resource are few); `head` is reset after each slot (O(members), where a
+        // hash map of keys cost a third of the setup on a slot of a million members).
+        let mut head: Vec<u32> = vec![u32::MAX; sys.resource_count()];
+        let mut next_of: Vec<u32> = Vec::new();
         let mut keyed: Vec<(u32, Transition)> = Vec::new();
         let mut keys: Vec<ClassKey> = Vec::new();
+        let mut ends: Vec<u32> = Vec::new();
         for s in 0..members.len() {
-            // Most slots have a few members: their classes are found by a linear search.
-            let few = members.row(s).len() <= 8;
-            if !few {
-                class_of.clear();
-            }
             keyed.clear();
             keys.clear();
+            next_of.clear();
+            let mut unguarded = u32::MAX;
             for &t in members.row(s) {
-                let key = guards
+                let key: ClassKey = guards
                     .row(t as usize)
                     .iter()
                     // On a token slot, a mover's class is that of its guard on a resource of
@@ -705,19 +708,39 @@ impl Dependents {
                             && (!deps.token[s] || slots.token_slot_of(g.resource) == Some(g.slot))
                     })
                     .map(|g| (g.resource, sys.guard_class(t, g.resource).ok_or(t)));
-                let known = if few {
-                    keys.iter().position(|k| *k == key).map(|c| c as u32)
-                } else {
-                    class_of.get(&key).copied()
+                let known = match key {
+                    None => (unguarded != u32::MAX).then_some(unguarded),
+                    // A guard with no class is a class of its own.
+                    Some((_, Err(_))) => None,
+                    Some((r, Ok(_))) => {
+                        let mut c = head[r as usize];
+                        while c != u32::MAX && keys[c as usize] != key {
+                            c = next_of[c as usize];
+                        }
+                        (c != u32::MAX).then_some(c)
+                    }
                 };
                 let class = known.unwrap_or_else(|| {
+                    let c = keys.len() as u32;
                     keys.push(key);
-                    if !few {
-                        class_of.insert(key, keys.len() as u32 - 1);
+                    match key {
+                        None => {
+                            unguarded = c;
+                            next_of.push(u32::MAX);
+                        }
+                        Some((r, _)) => {
+                            next_of.push(head[r as usize]);
+                            head[r as usize] = c;
+                        }
                     }
-                    keys.len() as u32 - 1
+                    c
                 });
                 keyed.push((class, t));
+            }
+            for key in &keys {
+                if let Some((r, _)) = key {
+                    head[*r as usize] = u32::MAX;
+                }
             }
             if deps.token[s] {
                 // Classes by the resource of their guard (`None` first), and an index from
@@ -743,11 +766,18 @@ impl Dependents {
             // Stable: a class keeps its members in order.
             keyed.sort_by_key(|&(class, _)| class);
             deps.members.push_row(keyed.iter().map(|&(_, t)| t));
+            // Where each class ends in `keyed`.
+            ends.clear();
+            ends.resize(keys.len(), 0);
+            keyed.iter().for_each(|&(c, _)| ends[c as usize] += 1);
+            ends.iter_mut().fold(0, |sum, end| {
+                *end += sum;
+                *end
+            });
             deps.classes
                 .push_row(keys.iter().enumerate().map(|(c, key)| {
-                    let c = c as u32;
-                    let start = keyed.partition_point(|&(class, _)| class < c);
-                    let end = keyed.partition_point(|&(class, _)| class <= c);
+                    let start = c.checked_sub(1).map_or(0, |b| ends[b]) as usize;
+                    let end = ends[c];
                     let guard = key.map(|(r, _)| (keyed[start].1, r));
                     GuardClass {
                         end: end as u32,
@@ -1140,7 +1170,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let members = Rows::group(slots.count(), || {
             (0..n as Transition).flat_map(|t| slots.of(t).iter().map(move |&s| (s as usize, t)))
         });
-        let guards = Self::single_slot_guards(sys, slots, &members);
+        let guards = Self::single_slot_guards(sys, slots);
         let dependents = Dependents::new(
             sys,
             slots,
@@ -1257,11 +1287,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// For every transition `t` and resource `r` that `t` tests, the slot of `t` (if any) that
     /// holds every transition changing `r`: the last event of a history on that slot fixes
     /// `r`'s value after the history.
-    fn single_slot_guards(
-        sys: &S,
-        slots: &crate::unfolding::slots::SlotMap,
-        members: &Rows<Transition>,
-    ) -> Rows<Guard> {
+    fn single_slot_guards(sys: &S, slots: &crate::unfolding::slots::SlotMap) -> Rows<Guard> {
         let n = sys.transition_count();
         let changes = |a: Access| a.contains(Access::WRITE) || a.contains(Access::ADD);
         let changers = Rows::group(sys.resource_count(), || {
@@ -1311,8 +1337,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                             common.clear();
                             common.extend_from_slice(slots.of(first));
                             for &c in rest {
-                                common
-                                    .retain(|&s| members.row(s as usize).binary_search(&c).is_ok());
+                                // (In `c`'s own slots, sorted: a slot's members may be
+                                // millions, read at random.)
+                                let of_c = slots.of(c);
+                                common.retain(|s| of_c.binary_search(s).is_ok());
                                 if common.is_empty() {
                                     break;
                                 }

@@ -355,6 +355,7 @@ impl SlotMap {
         // Each transition's slots kept so far, as lists threaded through one array.
         let mut first_slot: Vec<u32> = vec![u32::MAX; n];
         let mut next_slot: Vec<(Slot, u32)> = Vec::new();
+        let mut slot_count: Vec<u32> = vec![0; n];
         for (_, c) in by_size {
             let m = candidates.row(c as usize);
             let Some(&first) = m.first() else {
@@ -365,7 +366,20 @@ impl SlotMap {
             while at != u32::MAX && !covered {
                 let (s, next) = next_slot[at as usize];
                 let k = kept.row(s as usize);
-                covered = m.iter().all(|t| k.binary_search(t).is_ok());
+                // Whether `t` lies in slot `s`: by its own list of slots when that is shorter
+                // than a search of the slot's members (a token slot may hold millions).
+                let holds = |t: Transition| {
+                    if slot_count[t as usize] < k.len().ilog2() {
+                        let mut at = first_slot[t as usize];
+                        while at != u32::MAX && next_slot[at as usize].0 != s {
+                            at = next_slot[at as usize].1;
+                        }
+                        at != u32::MAX
+                    } else {
+                        k.binary_search(&t).is_ok()
+                    }
+                };
+                covered = m.iter().all(|&t| holds(t));
                 at = next;
             }
             if covered {
@@ -375,6 +389,7 @@ impl SlotMap {
             for &t in m {
                 next_slot.push((id, first_slot[t as usize]));
                 first_slot[t as usize] = next_slot.len() as u32 - 1;
+                slot_count[t as usize] += 1;
             }
             kept.push_row(m.iter().copied());
             origins.push(c);
