@@ -63,7 +63,7 @@ use crate::unfolding::event::{
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{DiffRoom, Order, cmp_logged_equal_size};
 use crate::unfolding::slots::{Slot, SlotCover};
-use crate::unfolding::states::{StateSet, WHOLE_WORDS, state_hash, word_hash};
+use crate::unfolding::states::{Known, StateSet, WHOLE_WORDS, state_hash, word_hash};
 
 /// How `Explore` picks the next event among the candidates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1143,7 +1143,7 @@ pub fn explore_with_events<S: System + ?Sized>(
     x.stats.peak_bytes = x.stats.peak_bytes.max(x.accounted_bytes());
     x.stats.explore_seconds = start.elapsed().as_secs_f64();
     if opts.record_states {
-        x.stats.deadlock_states = Some(x.deadlock_states.states().collect());
+        x.stats.deadlock_states = Some(x.deadlock_states.states(x.store.state_blocks()).collect());
     }
     let (events, conflicts) = if let Some(cap) = with_events {
         x.explored_events(cap)
@@ -1700,16 +1700,25 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         if !stuck || self.sys.is_terminal(state) {
             return;
         }
+        let local = (self.c.last())
+            .filter(|&&e| self.store.size(e) as usize == self.c.len())
+            .copied();
+        let blocks = self.store.state_blocks_mut();
         let new = if self.wide {
-            // Stored as the state of the last test with the words changed since.
+            // C = [e] for its last event e (n-way conflicts, sequential runs): the state is
+            // e's, whose tree the set shares. Otherwise it is stored as the state of the last
+            // test with the words changed since.
             let mut changes = std::mem::take(&mut self.dirty_changes);
             changes.clear();
             changes.extend(self.dirty.iter().map(|&w| (w, state[w as usize])));
-            let (slot, new) = self.deadlock_states.insert_hashed(
-                state,
-                self.state_hash,
-                self.last_tested.map(|l| (l, &mut changes[..])),
-            );
+            let known = match (local, self.last_tested) {
+                (Some(e), _) => Known::Slot(e),
+                (None, Some(l)) => Known::Like(l, &mut changes[..]),
+                (None, None) => Known::Nothing,
+            };
+            let (slot, new) =
+                self.deadlock_states
+                    .insert_hashed(blocks, state, self.state_hash, known);
             self.dirty_changes = changes;
             self.last_tested = Some(slot);
             for &w in &self.dirty {
@@ -1718,7 +1727,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             self.dirty.clear();
             new
         } else {
-            self.deadlock_states.insert(state)
+            self.deadlock_states.insert(blocks, state)
         };
         if new {
             self.stats.deadlocks += 1;

@@ -1027,6 +1027,17 @@ impl EventStore {
         self.states.word(e, w)
     }
 
+    /// The blocks holding the events' states, for a [`StateSet`](super::states::StateSet)
+    /// whose wide states share them (an event's tree outlives the event when a set holds it).
+    pub fn state_blocks(&self) -> &StateBlocks {
+        &self.states
+    }
+
+    /// [`state_blocks`](Self::state_blocks), to add to a set.
+    pub fn state_blocks_mut(&mut self) -> &mut StateBlocks {
+        &mut self.states
+    }
+
     /// Writes `state([e])` into `out` (`words` long).
     pub fn state_into(&self, e: EventId, out: &mut [u64]) {
         self.states.read(e, out);

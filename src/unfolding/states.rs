@@ -374,6 +374,79 @@ impl StateBlocks {
         blocks.is_empty() || self.visit_node(self.root(slot), self.levels, 0, &blocks, f)
     }
 
+    /// The tree of the state in `slot`, with one more reference to its root (the caller's,
+    /// given back with [`release_tree`](Self::release_tree)): the state then outlives the
+    /// slot. `None` when states are stored whole.
+    pub fn share_tree(&mut self, slot: u32) -> Option<u32> {
+        if self.whole {
+            return None;
+        }
+        let root = self.root(slot);
+        self.node_refs[root as usize] += 1;
+        Some(root)
+    }
+
+    /// A tree (referenced once, by the caller) holding the state of tree `root` with the words
+    /// of `changes` set (a word at most once; sorted here); as
+    /// [`put_changes`](Self::put_changes).
+    pub fn tree_with_changes(&mut self, root: u32, changes: &mut [(u32, u64)]) -> u32 {
+        debug_assert!(!self.whole);
+        changes.sort_unstable_by_key(|&(w, _)| w);
+        let new = self.update(root, self.levels, changes).unwrap_or(root);
+        self.node_refs[new as usize] += 1;
+        new
+    }
+
+    /// A tree (referenced once, by the caller) holding `state`.
+    pub fn tree_of(&mut self, state: &[u64]) -> u32 {
+        debug_assert!(!self.whole);
+        let root = self.build(state, self.levels, 0);
+        self.node_refs[root as usize] += 1;
+        root
+    }
+
+    /// Gives back a reference to a tree (from [`share_tree`](Self::share_tree),
+    /// [`tree_with_changes`](Self::tree_with_changes) or [`tree_of`](Self::tree_of)).
+    pub fn release_tree(&mut self, root: u32) {
+        self.release(root, self.levels);
+    }
+
+    /// Whether tree `root` holds `state`, read block by block.
+    pub fn tree_equals(&self, root: u32, state: &[u64]) -> bool {
+        let (width, words) = (self.width, self.words);
+        self.visit_node(
+            root,
+            self.levels,
+            0,
+            &(0..self.per_state),
+            &mut |k, block| {
+                let part = &state[k * width..((k + 1) * width).min(words)];
+                block[..part.len()] == *part
+            },
+        )
+    }
+
+    /// Writes the state of tree `root` into `out` (`words` long).
+    pub fn tree_read(&self, root: u32, out: &mut [u64]) {
+        let (width, words) = (self.width, self.words);
+        self.visit_node(
+            root,
+            self.levels,
+            0,
+            &(0..self.per_state),
+            &mut |k, block| {
+                let end = ((k + 1) * width).min(words);
+                out[k * width..end].copy_from_slice(&block[..end - k * width]);
+                true
+            },
+        );
+    }
+
+    /// Whether states are stored whole (see [`WHOLE_WORDS`]).
+    pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+
     fn visit_node(
         &self,
         n: u32,
@@ -497,62 +570,109 @@ pub fn state_hash(state: &[u64]) -> u64 {
         .fold(0u64, |h, (w, &v)| h.wrapping_add(word_hash(w, v)))
 }
 
-/// A set of distinct states, in shared blocks: each state added shares the blocks equal to
-/// those of the state added just before it (the successive deadlocks of a depth-first
-/// exploration differ in a few words; n-way conflicts over n places have n of them).
+/// A set of distinct states. Small states ([`WHOLE_WORDS`] words or fewer) are copied whole
+/// into the set; wide ones are trees of a [`StateBlocks`] that the caller owns and passes to
+/// every call (the event store's): a state added as the changes to one already in the set
+/// shares its blocks (the successive deadlocks of a depth-first exploration differ in a few
+/// words; n-way conflicts over n places have n of them), and one equal to a stored event's
+/// state shares that event's whole tree, at the cost of one reference.
 #[derive(Debug, Clone)]
 pub struct StateSet {
-    blocks: StateBlocks,
-    /// Each state's slot, with its hash.
+    /// The whole states, by entry (unused for wide states).
+    whole: StateBlocks,
+    /// By entry, the root of its tree in the caller's blocks (wide states).
+    roots: Vec<u32>,
+    /// Each state's entry, with its hash.
     table: HashTable<(u32, u64)>,
     len: u32,
+}
+
+/// What is known of a state added to a [`StateSet`] besides its words, to store it cheaply.
+pub enum Known<'a> {
+    /// Nothing: a wide state is then compared block by block with the one added before it.
+    Nothing,
+    /// An entry of the set whose state differs from the new one at most in the listed words
+    /// (with their values in the new state): the new state shares that one's blocks without
+    /// reading the others, and costs the words listed instead of the whole state.
+    Like(u32, &'a mut [(u32, u64)]),
+    /// A slot of the caller's blocks holding exactly the new state: a wide state shares its
+    /// tree.
+    Slot(u32),
 }
 
 impl StateSet {
     /// An empty set of states of `words` words.
     pub fn new(words: usize) -> Self {
         StateSet {
-            blocks: StateBlocks::new(words),
+            // (Sized for whole states; wide ones live in the caller's blocks.)
+            whole: StateBlocks::new(words.min(WHOLE_WORDS)),
+            roots: Vec::new(),
             table: HashTable::new(),
             len: 0,
         }
     }
 
-    /// Adds `state`; whether it was not in the set yet.
-    pub fn insert(&mut self, state: &[u64]) -> bool {
-        self.insert_hashed(state, state_hash(state), None).1
+    fn equals(&self, blocks: &StateBlocks, entry: u32, state: &[u64]) -> bool {
+        if blocks.is_whole() {
+            self.whole.equals(entry, state)
+        } else {
+            blocks.tree_equals(self.roots[entry as usize], state)
+        }
+    }
+
+    /// Adds `state`; whether it was not in the set yet. `blocks` holds the trees of wide
+    /// states (the same at every call).
+    pub fn insert(&mut self, blocks: &mut StateBlocks, state: &[u64]) -> bool {
+        self.insert_hashed(blocks, state, state_hash(state), Known::Nothing)
+            .1
     }
 
     /// Adds `state`, whose [`state_hash`] is `hash` (kept up to date by the caller as the
-    /// state changes); returns its slot in the set and whether it is new. `known`, when
-    /// given, is a slot of the set whose state differs from `state` at most in the listed
-    /// words (with their values in `state`): a new state then shares that one's blocks
-    /// without reading the others, and costs the words listed instead of the whole state.
+    /// state changes), stored as `known` allows; returns its entry in the set and whether it
+    /// is new.
     pub fn insert_hashed(
         &mut self,
+        blocks: &mut StateBlocks,
         state: &[u64],
         hash: u64,
-        known: Option<(u32, &mut [(u32, u64)])>,
+        known: Known<'_>,
     ) -> (u32, bool) {
         debug_assert_eq!(hash, state_hash(state));
-        let blocks = &self.blocks;
-        if let Some(&(slot, _)) = self
-            .table
-            .find(hash, |&(slot, sh)| sh == hash && blocks.equals(slot, state))
-        {
-            return (slot, false);
+        debug_assert_eq!(state.len(), blocks.words());
+        if let Some(&(entry, _)) = self.table.find(hash, |&(entry, sh)| {
+            sh == hash && self.equals(blocks, entry, state)
+        }) {
+            return (entry, false);
         }
-        let slot = self.len;
-        match known {
-            Some((like, changes)) => {
-                self.blocks.put_changes(slot, like, changes);
-                debug_assert!(self.blocks.equals(slot, state));
-            }
-            None => self.blocks.put(slot, state, slot.checked_sub(1)),
+        let entry = self.len;
+        if blocks.is_whole() {
+            self.whole.put(entry, state, None);
+        } else {
+            let root = match known {
+                Known::Slot(slot) => blocks.share_tree(slot).expect("states kept as trees"),
+                Known::Like(like, changes) => {
+                    blocks.tree_with_changes(self.roots[like as usize], changes)
+                }
+                Known::Nothing => match self.roots.last() {
+                    Some(&last) => {
+                        // The words that differ from the state added last.
+                        let mut before = vec![0; state.len()];
+                        blocks.tree_read(last, &mut before);
+                        let mut changes: Vec<(u32, u64)> = (0..state.len())
+                            .filter(|&w| before[w] != state[w])
+                            .map(|w| (w as u32, state[w]))
+                            .collect();
+                        blocks.tree_with_changes(last, &mut changes)
+                    }
+                    None => blocks.tree_of(state),
+                },
+            };
+            debug_assert!(blocks.tree_equals(root, state));
+            self.roots.push(root);
         }
-        self.table.insert_unique(hash, (slot, hash), |&(_, sh)| sh);
+        self.table.insert_unique(hash, (entry, hash), |&(_, sh)| sh);
         self.len += 1;
-        (slot, true)
+        (entry, true)
     }
 
     /// Number of states.
@@ -566,17 +686,32 @@ impl StateSet {
     }
 
     /// Every state, whole, in the order they were added.
-    pub fn states(&self) -> impl Iterator<Item = Vec<u64>> + '_ {
-        (0..self.len).map(|slot| {
-            let mut state = vec![0; self.blocks.words()];
-            self.blocks.read(slot, &mut state);
+    pub fn states<'a>(&'a self, blocks: &'a StateBlocks) -> impl Iterator<Item = Vec<u64>> + 'a {
+        (0..self.len).map(move |entry| {
+            let mut state = vec![0; blocks.words()];
+            if blocks.is_whole() {
+                self.whole.read(entry, &mut state);
+            } else {
+                blocks.tree_read(self.roots[entry as usize], &mut state);
+            }
             state
         })
     }
 
-    /// Bytes held (allocated capacity).
+    /// Gives back the set's references to the trees of `blocks`, and empties it.
+    pub fn clear(&mut self, blocks: &mut StateBlocks) {
+        for root in self.roots.drain(..) {
+            blocks.release_tree(root);
+        }
+        self.whole = StateBlocks::new(self.whole.words());
+        self.table.clear();
+        self.len = 0;
+    }
+
+    /// Bytes held (allocated capacity), besides the blocks of wide states (counted with the
+    /// blocks they live in).
     pub fn bytes(&self) -> u64 {
-        self.blocks.bytes() + (self.table.capacity() * 17) as u64
+        self.whole.bytes() + (self.roots.capacity() * 4 + self.table.capacity() * 17) as u64
     }
 }
 
@@ -694,17 +829,16 @@ mod tests {
                     }
                 }
             }
-            // The same states as a set, each once.
+            // The same states as a set, each once, their trees in `blocks`: every third as
+            // the changes to the one added before it, every third as the tree of its slot.
             let mut set = StateSet::new(words);
             let distinct: std::collections::HashSet<&Vec<u64>> = plain.iter().flatten().collect();
             let mut last: Option<(u32, &Vec<u64>)> = None;
-            for (i, state) in plain
+            let held = plain
                 .iter()
-                .flatten()
-                .chain(plain.iter().flatten())
                 .enumerate()
-            {
-                // Every other state as the changes to the one added before it.
+                .filter_map(|(slot, state)| Some((slot as u32, state.as_ref()?)));
+            for (i, (slot, state)) in held.clone().chain(held).enumerate() {
                 let mut changes: Vec<(u32, u64)> = match last {
                     Some((_, prev)) => (0..words as u32)
                         .filter(|&w| prev[w as usize] != state[w as usize])
@@ -712,20 +846,26 @@ mod tests {
                         .collect(),
                     None => Vec::new(),
                 };
-                let known = last
-                    .filter(|_| i % 2 == 1)
-                    .map(|(slot, _)| (slot, &mut changes[..]));
-                let (slot, _) = set.insert_hashed(state, state_hash(state), known);
-                last = Some((slot, state));
+                let known = match (i % 3, last) {
+                    (0, Some((entry, _))) => Known::Like(entry, &mut changes[..]),
+                    (1, _) if !blocks.is_whole() => Known::Slot(slot),
+                    _ => Known::Nothing,
+                };
+                let (entry, _) = set.insert_hashed(&mut blocks, state, state_hash(state), known);
+                last = Some((entry, state));
             }
             assert_eq!(set.len(), distinct.len());
-            let back: std::collections::HashSet<Vec<u64>> = set.states().collect();
+            let back: std::collections::HashSet<Vec<u64>> = set.states(&blocks).collect();
             assert_eq!(back.len(), distinct.len());
             assert!(back.iter().all(|s| distinct.contains(s)));
-            // Every block freed once every state is taken.
+            // The set's trees outlive the slots they were shared with.
             for s in 0..plain.len() as u32 {
                 blocks.take(s);
             }
+            let again: std::collections::HashSet<Vec<u64>> = set.states(&blocks).collect();
+            assert_eq!(again, back);
+            set.clear(&mut blocks);
+            // Every block freed once every state is taken and the set gave its trees back.
             assert!(blocks.whole || blocks.block_refs.iter().all(|&r| r == 0));
             assert!(blocks.node_refs.iter().all(|&r| r == 0));
             assert_eq!(blocks.free_blocks.len(), blocks.block_refs.len());
