@@ -737,10 +737,8 @@ impl Dependents {
                 });
                 keyed.push((class, t));
             }
-            for key in &keys {
-                if let Some((r, _)) = key {
-                    head[*r as usize] = u32::MAX;
-                }
+            for (r, _) in keys.iter().flatten() {
+                head[*r as usize] = u32::MAX;
             }
             if deps.token[s] {
                 // Classes by the resource of their guard (`None` first), and an index from
@@ -780,7 +778,7 @@ impl Dependents {
                     let end = ends[c];
                     let guard = key.map(|(r, _)| (keyed[start].1, r));
                     GuardClass {
-                        end: end as u32,
+                        end,
                         guard,
                         field: guard.and_then(|(rep, r)| {
                             guards
