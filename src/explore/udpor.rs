@@ -172,8 +172,9 @@ pub struct UdporStats {
     /// Configurations cut by `max_depth`.
     pub depth_cut: u64,
     /// The largest `|U|`, the events `Remove` must keep (`Q(C, D, U)` with the extensions of
-    /// the configurations on the stack; sampled every 8192 steps, at the 2^k-th maximal
-    /// configurations and at every eviction).
+    /// the configurations on the stack; sampled once 4096 events were created, then whenever
+    /// as many events as the store holds were created since the last sample, at the first
+    /// maximal configuration, at the 2^k-th ones within that budget, and at every eviction).
     pub peak_u: u64,
     /// The deepest configuration explored.
     pub max_configuration_size: u64,
@@ -218,8 +219,7 @@ pub struct UdporStats {
     pub cache_misses: u64,
     /// Events evicted from the cache.
     pub cache_evictions: u64,
-    /// The largest `|G|` seen (sampled every 8192 steps, at the 2^k-th maximal
-    /// configurations and at every eviction).
+    /// The largest `|G|` seen (sampled with `peak_u`).
     pub peak_g: u64,
     /// The largest number of bytes held by the event store, the event log and the state
     /// table together (their allocated capacity).
@@ -587,6 +587,9 @@ struct Dependents {
 /// How many times, at least, a transition's slots must name each of its dependents on
 /// average for it to keep bitsets.
 const REPEATS_FOR_BITSETS: usize = 4;
+
+/// Event creations before the first sample of `|U|`, and the least wait between two.
+const SAMPLE_FIRST: u64 = 4096;
 
 /// A transition's entry in `Dependents::bits_at` when it has no bitsets.
 const NO_BITS: usize = usize::MAX;
@@ -1489,7 +1492,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             e: BOTTOM,
         }];
         let mut steps: u64 = 0;
-        let mut next_sample: u64 = 0;
+        // `|U|` is sampled once this many events were created (see `SAMPLE_FIRST`).
+        let mut next_sample: u64 = SAMPLE_FIRST;
         while !frames.is_empty() {
             steps += 1;
             // Between two steps no search holds cone blocks: the store may change its layout.
@@ -1520,16 +1524,19 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     events: self.log.len() as u64 - 1,
                     depth: self.c.len(),
                 });
-                // A sample walks the whole store: it waits at least as many steps as the store
-                // has events, so that sampling stays a small share of a long run.
-                if steps.is_multiple_of(8192) && steps >= next_sample {
-                    self.sample_u_and_g(&frames);
-                    next_sample = steps + self.store.id_bound() as u64;
-                }
                 if let Err(r) = limits.check_time() {
                     self.stats.stopped = Some(r);
                     return Ok(());
                 }
+            }
+            // A sample walks the whole store: the next one waits until as many events as the
+            // store holds were created, so that sampling stays a small share of a long run
+            // (counted in events, not steps: a step may create thousands of them, and runs
+            // stopped by a limit before 8192 steps, such as Raft-PT-02's first 300 000
+            // events, reported no sample at all).
+            if self.stats.event_creations >= next_sample {
+                self.sample_u_and_g(&frames);
+                next_sample = self.next_sample();
             }
             let frame = frames.last_mut().expect("the stack is not empty");
             match frame.stage {
@@ -1540,15 +1547,18 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     }
                     if self.en.is_empty(level) {
                         self.record_maximal();
-                        // U is largest at the leaves: sample there too, at the 1st, 2nd,
-                        // 4th, 8th... maximal configuration, within the same budget as above
-                        // (a sample walks U, which can hold the whole store: the n-way
-                        // conflict's n events are all in en(∅)).
-                        if self.stats.maximal_configurations.is_power_of_two()
-                            && steps >= next_sample
+                        // U is largest at the leaves: sample there too, at the first
+                        // maximal configuration (a chain's only one, as deep as U gets), then
+                        // at the 2nd, 4th, 8th... within the same budget as above (a sample
+                        // walks U, which can hold the whole store: the n-way conflict's n
+                        // events are all in en(∅)).
+                        let count = self.stats.maximal_configurations;
+                        if count == 1
+                            || (count.is_power_of_two()
+                                && self.stats.event_creations >= next_sample)
                         {
                             self.sample_u_and_g(&frames);
-                            next_sample = steps + self.store.id_bound() as u64;
+                            next_sample = self.next_sample();
                         }
                         self.pop_frame(&mut frames);
                         continue;
@@ -2447,12 +2457,24 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// per level) and the events of pending alternatives; all closed under causality.
     fn pinned(&self, frames: &[Frame]) -> Vec<bool> {
         let mut keep = vec![false; self.store.id_bound()];
+        keep[BOTTOM as usize] = true;
+        // Each event is flagged when first met and stacked once (stacking every name of an
+        // event, then testing it when popped, stacked each about ten times on Raft-PT-02).
         let mut stack: Vec<EventId> = Vec::new();
-        stack.extend(self.c.iter().chain(self.disabled.events()).copied());
-        stack.extend_from_slice(self.en.all());
-        stack.extend_from_slice(self.en_cutoffs.all());
-        for f in frames {
-            stack.extend_from_slice(&f.a);
+        let mut meet = |x: EventId, stack: &mut Vec<EventId>| {
+            if !keep[x as usize] {
+                keep[x as usize] = true;
+                stack.push(x);
+            }
+        };
+        let roots = self.c.iter().chain(self.disabled.events());
+        let pending = frames.iter().flat_map(|f| f.a.iter());
+        for &x in roots
+            .chain(self.en.all())
+            .chain(self.en_cutoffs.all())
+            .chain(pending)
+        {
+            meet(x, &mut stack);
         }
         // The events in immediate conflict with y are among its siblings on its slots; all
         // of them are kept (a superset, cheaper than testing each for immediate conflict).
@@ -2466,18 +2488,24 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 let (word, bit) = (parent / 64, 1u64 << (parent % 64));
                 if walked[word] & bit == 0 {
                     walked[word] |= bit;
-                    stack.extend(self.store.children_of_node(parent));
+                    for x in self.store.children_of_node(parent) {
+                        meet(x, &mut stack);
+                    }
                 }
             }
         }
-        keep[BOTTOM as usize] = true;
         while let Some(x) = stack.pop() {
-            if !keep[x as usize] {
-                keep[x as usize] = true;
-                stack.extend_from_slice(self.store.preds(x));
+            for &p in self.store.preds(x) {
+                meet(p, &mut stack);
             }
         }
         keep
+    }
+
+    /// The number of event creations at which the next sample of `|U|` is due, just after
+    /// one: once as many events as the store can hold were created since.
+    fn next_sample(&self) -> u64 {
+        self.stats.event_creations + (self.store.id_bound() as u64).max(SAMPLE_FIRST)
     }
 
     /// Samples `|U|` and `|G|` for their peaks.
