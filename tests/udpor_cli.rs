@@ -217,6 +217,24 @@ fn max_events_stops_at_that_many_events_the_same_way_each_time() {
     assert_eq!(j["stopped"], Value::Null);
 }
 
+/// `|U|` is sampled as events are created, so a run stopped by a limit still reports it: on
+/// Dekker-PT-010 each step builds a hundred events or more, and sampling every few thousand
+/// steps reported a peak of 0 for the first 8 000 events.
+#[test]
+fn peak_u_is_sampled_before_a_limit_stops_the_run() {
+    let net = common::shared_nets().join("pnml/Dekker-PT-010.pnml");
+    let out = unfold()
+        .arg(&net)
+        .args(["--max-events", "8000", "--json", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let j = json_of(&out.stdout);
+    assert_eq!(j["stopped"], "event_limit");
+    let (u, events) = (j["peak_u"].as_u64().unwrap(), j["events"].as_u64().unwrap());
+    assert!(u > 0 && u <= events, "peak |U| {u} of {events} events");
+}
+
 #[test]
 fn timeout_stops_with_statistics() {
     let dir = tempfile::tempdir().unwrap();
