@@ -248,22 +248,23 @@ impl StateBlocks {
         if !any {
             return None;
         }
-        let m = self.new_node();
-        let (from, to) = (n as usize * FANOUT, m as usize * FANOUT);
-        self.nodes.copy_within(from..from + FANOUT, to);
-        for (c, &new) in replaced.iter().enumerate() {
+        let m = self.copy_node(n);
+        let to = m as usize * FANOUT;
+        let node: &mut [u32; FANOUT] = (&mut self.nodes[to..to + FANOUT])
+            .try_into()
+            .expect("a node has FANOUT children");
+        for (child, &new) in node.iter_mut().zip(&replaced) {
             if new != NONE {
-                self.nodes[to + c] = new;
+                *child = new;
             }
-            let child = self.nodes[to + c];
-            if child == NONE {
-                continue;
-            }
-            if level == 1 {
-                self.block_refs[child as usize] += 1;
-            } else {
-                self.node_refs[child as usize] += 1;
-            }
+        }
+        let refs = if level == 1 {
+            &mut self.block_refs
+        } else {
+            &mut self.node_refs
+        };
+        for &child in node.iter().filter(|&&c| c != NONE) {
+            refs[child as usize] += 1;
         }
         Some(m)
     }
@@ -297,6 +298,27 @@ impl StateBlocks {
         })
     }
 
+    /// A new node with no reference yet, a copy of node `n` (written once, where a new node
+    /// was filled and then overwritten).
+    fn copy_node(&mut self, n: u32) -> u32 {
+        let from = n as usize * FANOUT;
+        match self.free_nodes.pop() {
+            Some(m) => {
+                self.nodes
+                    .copy_within(from..from + FANOUT, m as usize * FANOUT);
+                m
+            }
+            None => {
+                let m = self.node_refs.len() as u32;
+                grow(&mut self.node_refs, 1);
+                grow(&mut self.nodes, FANOUT);
+                self.node_refs.push(0);
+                self.nodes.extend_from_within(from..from + FANOUT);
+                m
+            }
+        }
+    }
+
     /// A block with no reference yet (a freed one, or a new one at the end); its words are
     /// the caller's to write.
     fn new_block(&mut self) -> u32 {
@@ -312,11 +334,22 @@ impl StateBlocks {
 
     /// A new block, a copy of block `from`.
     fn alloc_copy(&mut self, from: u32) -> u32 {
-        let b = self.new_block();
         let w = self.width;
-        self.data
-            .copy_within(from as usize * w..(from as usize + 1) * w, b as usize * w);
-        b
+        let words = from as usize * w..(from as usize + 1) * w;
+        match self.free_blocks.pop() {
+            Some(b) => {
+                self.data.copy_within(words, b as usize * w);
+                b
+            }
+            None => {
+                let b = self.block_refs.len() as u32;
+                grow(&mut self.block_refs, 1);
+                grow(&mut self.data, w);
+                self.block_refs.push(0);
+                self.data.extend_from_within(words);
+                b
+            }
+        }
     }
 
     fn alloc(&mut self, part: &[u64]) -> u32 {
