@@ -263,6 +263,11 @@ impl SlotMap {
         // a token slot is not merged with other cliques (see `merge_cliques`), and one that
         // replaced a single clique could only cost slots.
         let mut mover = vec![false; if sets.is_empty() { 0 } else { n }];
+        // By transition: the set with a token slot whose token it moves (`NO_SET`: none,
+        // `MANY_SETS`: several).
+        const NO_SET: u32 = u32::MAX;
+        const MANY_SETS: u32 = u32::MAX - 1;
+        let mut mover_of = vec![NO_SET; if sets.is_empty() { 0 } else { n }];
         for (k, set) in sets.iter().enumerate() {
             row.clear();
             row.extend_from_slice(movers.row(k));
@@ -281,7 +286,12 @@ impl SlotMap {
             let first = pure.next();
             let replaces_two = first.is_some_and(|&f| pure.any(|&r| !changers(r).eq(changers(f))));
             row.iter().for_each(|&t| mover[t as usize] = false);
-            if !replaces_two {
+            if replaces_two {
+                for &t in &row {
+                    let of = &mut mover_of[t as usize];
+                    *of = if *of == NO_SET { k as u32 } else { MANY_SETS };
+                }
+            } else {
                 row.clear();
             }
             candidates.push_row(row.iter().copied());
@@ -302,10 +312,16 @@ impl SlotMap {
             if readers.is_empty() && adders.is_empty() && strong.is_empty() {
                 continue;
             }
+            // A clique of movers of the set holding `r` lies in the set's token slot: it
+            // would be dropped below as covered, after a sort of every candidate (a chain of
+            // a million places has a million such cliques).
+            let set = set_of.get(r).copied().unwrap_or(u32::MAX);
             let mut push = |extra: &[Transition]| {
                 row.clear();
                 push_clique(&mut row, extra, &strong);
-                candidates.push_row(row.iter().copied());
+                if set == u32::MAX || !row.iter().all(|&t| mover_of[t as usize] == set) {
+                    candidates.push_row(row.iter().copied());
+                }
             };
             match (readers.is_empty(), adders.is_empty()) {
                 (true, true) => push(&[]),
