@@ -7,11 +7,12 @@
 //! costs at most `c` blocks and `c` paths of nodes, `O(c log w)`, whatever its width `w`: on
 //! a chain of a million places, a few hundred bytes per event where a flat table of blocks per
 //! state cost 4 KiB and as many reference counts to update. Blocks of 8 words rather than 16
-//! take 8 % (chain of 100 000) to 19 % (conflict of 64 000) less room in the event store, for
+//! took 8 % (chain of 100 000) to 19 % (conflict of 64 000) less room in the event store, for
 //! the same instructions; nodes of 8 children rather than 16, a further 12 % (chain of
-//! 1 000 000) to 19 % (conflict of 256 000), also for the same instructions (a path is longer
-//! by a level or so, but each copy of a node is half as wide). States of [`WHOLE_WORDS`] words or fewer are stored whole, by slot,
-//! and read in place: sharing them would save little.
+//! 1 000 000) to 19 % (conflict of 256 000), and blocks of 4 words rather than 8, 9 % (chain
+//! of 1 000 000) and 3 % (conflict of 256 000), each for the same instructions (a path is
+//! longer by a level or so, but each copy is half as wide). States of [`WHOLE_WORDS`] words or
+//! fewer are stored whole, by slot, and read in place: sharing them would save little.
 
 use std::ops::Range;
 
@@ -19,8 +20,8 @@ use hashbrown::HashTable;
 
 use super::grow;
 
-/// Words per block (a cache line).
-pub const BLOCK: usize = 8;
+/// Words per block (half a cache line).
+pub const BLOCK: usize = 4;
 
 /// States of at most this many words are stored whole (see [`StateBlocks`]).
 pub const WHOLE_WORDS: usize = 16;
