@@ -172,10 +172,10 @@ pub struct UdporStats {
     /// Configurations cut by `max_depth`.
     pub depth_cut: u64,
     /// The largest `|U|`, the events `Remove` must keep (`Q(C, D, U)` with the extensions of
-    /// the configurations on the stack; sampled once 4096 events were created, then whenever
-    /// eight times as many events as the store holds were created since the last sample, at
-    /// the first maximal configuration, at the 2^k-th ones within that budget, and at every
-    /// eviction).
+    /// the configurations on the stack; sampled at the first maximal configuration, at every
+    /// eviction, and after as many steps as the store holds events (every 8192 steps and at
+    /// the 2^k-th maximal configurations), or eight times as many event creations (the first
+    /// once 4096 events were created).
     pub peak_u: u64,
     /// The deepest configuration explored.
     pub max_configuration_size: u64,
@@ -589,10 +589,12 @@ struct Dependents {
 /// average for it to keep bitsets.
 const REPEATS_FOR_BITSETS: usize = 4;
 
-/// Event creations before the first sample of `|U|`, and the least wait between two.
+/// Event creations before the first sample of `|U|` (by the events created), and the least
+/// wait between two.
 const SAMPLE_FIRST: u64 = 4096;
 
-/// Event creations between two samples of `|U|`, per event the store can hold: a sample reads
+/// Event creations between two samples of `|U|` (by the events created), per event the store
+/// can hold: a sample reads
 /// every stored event at random, several times the cost of making one (Raft-PT-02 without
 /// cutoffs, 2 000 000 events: 22 % more time with a wait of one, 8 % with four, 3 % with
 /// eight).
@@ -1499,8 +1501,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             e: BOTTOM,
         }];
         let mut steps: u64 = 0;
-        // `|U|` is sampled once this many events were created (see `SAMPLE_FIRST`).
-        let mut next_sample: u64 = SAMPLE_FIRST;
+        // The step from which `|U|` may be sampled again, and the event creations and the
+        // store's size at the last sample (see `sample_due`).
+        let mut next_sample: u64 = 0;
+        let mut last_sample: Option<(u64, u64)> = None;
         while !frames.is_empty() {
             steps += 1;
             // Between two steps no search holds cone blocks: the store may change its layout.
@@ -1531,19 +1535,22 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     events: self.log.len() as u64 - 1,
                     depth: self.c.len(),
                 });
+                // A sample walks the whole store: it waits at least as many steps as the store
+                // has events, so that sampling stays a small share of a long run.
+                if steps.is_multiple_of(8192) && steps >= next_sample {
+                    (next_sample, last_sample) = self.sample_u_at(&frames, steps);
+                }
                 if let Err(r) = limits.check_time() {
                     self.stats.stopped = Some(r);
                     return Ok(());
                 }
             }
-            // A sample walks the whole store: the next one waits until `SAMPLE_WAIT` times as
-            // many events as the store holds were created, so that sampling stays a small
-            // share of a long run (counted in events, not steps: a step may create thousands
-            // of them, and runs stopped by a limit before 8192 steps, such as Raft-PT-02's
-            // first 300 000 events, reported no sample at all).
-            if self.stats.event_creations >= next_sample {
-                self.sample_u_and_g(&frames);
-                next_sample = self.next_sample();
+            // A step may create thousands of events (runs stopped by a limit before 8192
+            // steps, such as Raft-PT-02's first 300 000 events, had no sample at all): a sample
+            // is also due once `SAMPLE_WAIT` times as many events as the store held at the
+            // last one were created.
+            if self.sample_due(last_sample) {
+                (next_sample, last_sample) = self.sample_u_at(&frames, steps);
             }
             let frame = frames.last_mut().expect("the stack is not empty");
             match frame.stage {
@@ -1556,16 +1563,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         self.record_maximal();
                         // U is largest at the leaves: sample there too, at the first
                         // maximal configuration (a chain's only one, as deep as U gets), then
-                        // at the 2nd, 4th, 8th... within the same budget as above (a sample
-                        // walks U, which can hold the whole store: the n-way conflict's n
-                        // events are all in en(∅)).
+                        // at the 2nd, 4th, 8th... within the same budget of steps as above (a
+                        // sample walks U, which can hold the whole store: the n-way conflict's
+                        // n events are all in en(∅)).
                         let count = self.stats.maximal_configurations;
-                        if count == 1
-                            || (count.is_power_of_two()
-                                && self.stats.event_creations >= next_sample)
-                        {
-                            self.sample_u_and_g(&frames);
-                            next_sample = self.next_sample();
+                        if count == 1 || (count.is_power_of_two() && steps >= next_sample) {
+                            (next_sample, last_sample) = self.sample_u_at(&frames, steps);
                         }
                         self.pop_frame(&mut frames);
                         continue;
@@ -2509,10 +2512,24 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         keep
     }
 
-    /// The number of event creations at which the next sample of `|U|` is due, just after
-    /// one: once `SAMPLE_WAIT` times as many events as the store can hold were created since.
-    fn next_sample(&self) -> u64 {
-        self.stats.event_creations + (SAMPLE_WAIT * self.store.id_bound() as u64).max(SAMPLE_FIRST)
+    /// Samples `|U|` at step `steps`; returns the step from which the next sample may come
+    /// (as many steps later as the store can hold events) and the event creations and store
+    /// size now (see [`sample_due`](Self::sample_due)).
+    fn sample_u_at(&mut self, frames: &[Frame], steps: u64) -> (u64, Option<(u64, u64)>) {
+        self.sample_u_and_g(frames);
+        let held = self.store.id_bound() as u64;
+        (steps + held, Some((self.stats.event_creations, held)))
+    }
+
+    /// Whether a sample of `|U|` is due by the events created, the last one taken at `last`
+    /// (see [`sample_u_at`](Self::sample_u_at)): [`SAMPLE_WAIT`] times as many events as the
+    /// store could hold then were created since, or, before any sample, [`SAMPLE_FIRST`].
+    fn sample_due(&self, last: Option<(u64, u64)>) -> bool {
+        let now = self.stats.event_creations;
+        match last {
+            None => now >= SAMPLE_FIRST,
+            Some((then, held)) => now - then >= (SAMPLE_WAIT * held).max(SAMPLE_FIRST),
+        }
     }
 
     /// Samples `|U|` and `|G|` for their peaks.
