@@ -594,10 +594,9 @@ const REPEATS_FOR_BITSETS: usize = 4;
 const SAMPLE_FIRST: u64 = 4096;
 
 /// Event creations between two samples of `|U|` (by the events created), per event the store
-/// can hold: a sample reads
-/// every stored event at random, several times the cost of making one (Raft-PT-02 without
-/// cutoffs, 2 000 000 events: 22 % more time with a wait of one, 8 % with four, 3 % with
-/// eight).
+/// can hold: a sample reads every stored event at random, several times the cost of making one
+/// (Raft-PT-02 without cutoffs, 2 000 000 events: 22 % more time with a wait of one, 8 % with
+/// four, 3 % with eight).
 const SAMPLE_WAIT: u64 = 8;
 
 /// A transition's entry in `Dependents::bits_at` when it has no bitsets.
