@@ -448,32 +448,26 @@ impl StateBlocks {
     /// Whether tree `root` holds `state`, read block by block.
     pub fn tree_equals(&self, root: u32, state: &[u64]) -> bool {
         let (width, words) = (self.width, self.words);
-        self.visit_node(
-            root,
-            self.levels,
-            0,
-            &(0..self.per_state),
-            &mut |k, block| {
-                let part = &state[k * width..((k + 1) * width).min(words)];
-                block[..part.len()] == *part
-            },
-        )
+        self.visit_tree(root, &mut |k, block| {
+            let part = &state[k * width..((k + 1) * width).min(words)];
+            block[..part.len()] == *part
+        })
     }
 
     /// Writes the state of tree `root` into `out` (`words` long).
     pub fn tree_read(&self, root: u32, out: &mut [u64]) {
         let (width, words) = (self.width, self.words);
-        self.visit_node(
-            root,
-            self.levels,
-            0,
-            &(0..self.per_state),
-            &mut |k, block| {
-                let end = ((k + 1) * width).min(words);
-                out[k * width..end].copy_from_slice(&block[..end - k * width]);
-                true
-            },
-        );
+        self.visit_tree(root, &mut |k, block| {
+            let end = ((k + 1) * width).min(words);
+            out[k * width..end].copy_from_slice(&block[..end - k * width]);
+            true
+        });
+    }
+
+    /// Calls `f(k, block)` on every block `k` of tree `root`, in order, while it returns true;
+    /// whether it always did.
+    fn visit_tree(&self, root: u32, f: &mut impl FnMut(usize, &[u64]) -> bool) -> bool {
+        self.visit_node(root, self.levels, 0, &(0..self.per_state), f)
     }
 
     /// Whether states are stored whole (see [`WHOLE_WORDS`]).
@@ -562,11 +556,7 @@ impl StateBlocks {
             let at = slot as usize * self.words;
             return self.data[at..at + self.words] == *state;
         }
-        let (width, words) = (self.width, self.words);
-        self.visit(slot, 0..self.per_state, &mut |k, block| {
-            let part = &state[k * width..((k + 1) * width).min(words)];
-            block[..part.len()] == *part
-        })
+        self.tree_equals(self.root(slot), state)
     }
 
     /// Bytes held (allocated capacity).
