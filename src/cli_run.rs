@@ -74,6 +74,18 @@ pub enum SlotsArg {
     Resources,
 }
 
+/// How a net's markings are encoded in the states the explorer stores.
+#[derive(Clone, Copy, Debug, ValueEnum, Default, PartialEq, Eq)]
+pub enum MarkingsArg {
+    /// The places of each one-token component (the ones `--slots token-sets` finds) share one
+    /// field naming the marked place: a process's control locations, or a chain of a million
+    /// places, take a few bits. Nets that need counters wider than one bit are plain.
+    #[default]
+    Packed,
+    /// One counter per place.
+    Plain,
+}
+
 /// How the events' cones (their last event on every slot) are stored.
 #[derive(Clone, Copy, Debug, ValueEnum, Default)]
 pub enum ConesArg {
@@ -147,6 +159,10 @@ pub struct RunArgs {
     /// the deadlocks and states found).
     #[arg(long, value_enum, default_value_t = SlotsArg::TokenSets)]
     pub slots: SlotsArg,
+    /// How markings are encoded: a speed and memory trade-off; the results do not depend on
+    /// it. (`--slots resources` gives packed fields no slot of their own: plain there.)
+    #[arg(long, value_enum, default_value_t = MarkingsArg::Packed)]
+    pub markings: MarkingsArg,
     /// Write the explored events as a GraphViz DOT graph to OUT.
     #[arg(long, value_name = "OUT")]
     pub dot: Option<PathBuf>,
@@ -301,7 +317,12 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let (net, _) = read_net(file, &guard)?;
     guard.phase("building the system");
     // Counters start narrow and are widened when a count does not fit, as in `reach`.
-    let mut sys = NetSystem::new(&net);
+    let packed = args.markings == MarkingsArg::Packed && matches!(args.slots, SlotsArg::TokenSets);
+    let mut sys = if packed {
+        NetSystem::new_packed(&net)
+    } else {
+        NetSystem::new(&net)
+    };
     guard.phase("exploring");
     let limits = guard.limits();
     let start = std::time::Instant::now();
@@ -427,6 +448,7 @@ fn report<S: System + ?Sized>(
     out.add_json("cones", if stats.flat_cones { "flat" } else { "tree" });
     out.add_json("slots", stats.slots);
     out.add_json("token_slots", stats.token_slots);
+    out.add_json("state_words", sys.state_words());
     out.add_json(
         "history_states",
         if stats.assembled_histories {

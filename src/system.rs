@@ -124,8 +124,9 @@ pub struct Overflow {
     pub capacity: u64,
 }
 
-/// A guard that tests one field of a packed state: `(state[word] >> shift) & mask >= need`
-/// (see [`System::guard_field`]).
+/// A guard that tests one field of a packed state: its value `v = (state[word] >> shift) &
+/// mask` must lie in `need ..= need + span` (see [`System::guard_field`]): `span` is
+/// `mask - need` for "at least `need`", 0 for "exactly `need`".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GuardField {
     /// The word holding the field.
@@ -136,13 +137,16 @@ pub struct GuardField {
     pub mask: u64,
     /// The least value that passes.
     pub need: u64,
+    /// How far above `need` a value still passes.
+    pub span: u64,
 }
 
 impl GuardField {
     /// Whether the guard holds when its word is `value`.
     #[inline]
     pub fn holds_on(&self, value: u64) -> bool {
-        (value >> self.shift) & self.mask >= self.need
+        // (Below `need`, the difference wraps past any span.)
+        ((value >> self.shift) & self.mask).wrapping_sub(self.need) <= self.span
     }
 
     /// Whether the guard holds at `state`.
@@ -183,8 +187,10 @@ pub trait System {
 
     /// A necessary condition for `t` to be enabled at `state` that looks only at resource
     /// `r`'s part of the state: `is_enabled(state, t)` implies `enabled_on(state, t, r)` for
-    /// every `r`. Instances that override it promise that `r`'s part of a state is changed only
-    /// by transitions whose footprint touches `r` with `W` or `A`: the unfolding then prunes
+    /// every `r`. Instances that override it promise that its answer for `r` is changed only
+    /// by transitions whose footprint touches `r` with `W` or `A` (as `r`'s part of the state
+    /// is, unless a token set shares it, see [`resource_bits`](Self::resource_bits)): the
+    /// unfolding then prunes
     /// candidate histories of `t` as soon as the events that last changed `r` are chosen,
     /// instead of testing enabledness only once the whole history is known. The default
     /// (always true) prunes nothing.
@@ -243,7 +249,8 @@ pub trait System {
     /// Sets of resources that pass one token between them (in nets, the places of a
     /// state-machine component holding one token: a process's control locations). Instances
     /// that name a set promise, for every reachable state: at most one resource of the set is
-    /// *marked*; a guard on a resource of the set (`enabled_on(s, t, r)` of a `t` that tests
+    /// *marked* (so their parts of the state may be one, see
+    /// [`resource_bits`](Self::resource_bits)); a guard on a resource of the set (`enabled_on(s, t, r)` of a `t` that tests
     /// `r`) fails where `r` is unmarked; and every transition that changes a resource of the
     /// set (a *mover*) needs one of them marked and leaves marked one that it changes. Two
     /// movers of a set are then never enabled together unless they are dependent, so no two

@@ -328,6 +328,72 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Packed markings (the places of a one-token component share one field): the brute force and
+/// the DPOR on them agree with the brute force `b` on plain ones, with the states of histories
+/// assembled from the token slots (or fired, where `--slots resources` leaves a field without
+/// one slot), the cache on and off, dependents through guard classes, and wide states.
+fn check_packed(net: &Net, b: &brute::BruteStats) -> Result<(), TestCaseError> {
+    let packed = NetSystem::packed(net);
+    let bp = brute::enumerate(&packed, 64, &case_limits());
+    prop_assert!(bp.is_ok());
+    let bp = bp.unwrap();
+    prop_assert_eq!(
+        (bp.traces, bp.events, bp.deadlocks),
+        (b.traces, b.events, b.deadlocks),
+        "brute force on packed markings"
+    );
+    for slots in [SlotCover::TokenSets, SlotCover::Resources] {
+        for history_states in [HistoryStates::Auto, HistoryStates::Fire] {
+            for cache in [Cache::Bounded, Cache::Off] {
+                let options = UdporOptions {
+                    slots,
+                    history_states,
+                    cache,
+                    ..UdporOptions::default()
+                };
+                let what = format!("packed, {slots:?}, {history_states:?}, {cache:?}");
+                matches_brute(&packed, &options, b, &what)?;
+            }
+        }
+    }
+    for class_bitsets in [ClassBitsets::Always, ClassBitsets::Never] {
+        let options = UdporOptions {
+            listed_dependents: 0,
+            class_bitsets,
+            pick: Pick::Last,
+            ..UdporOptions::default()
+        };
+        matches_brute(&packed, &options, b, &format!("packed, {class_bitsets:?}"))?;
+    }
+    let assembled = udpor::explore(
+        &packed,
+        &UdporOptions::default(),
+        &case_limits(),
+        &mut |_| {},
+    );
+    prop_assert!(
+        assembled.is_ok_and(|u| u.assembled_histories),
+        "token slots assemble"
+    );
+    let wide_net = padded(net, 300);
+    let wide = NetSystem::packed(&wide_net);
+    matches_brute(&wide, &UdporOptions::default(), b, "packed, wide states")?;
+    let cut = udpor::explore(
+        &packed,
+        &UdporOptions {
+            cutoffs: Some(Order::Erv),
+            ..UdporOptions::default()
+        },
+        &case_limits(),
+        &mut |_| {},
+    );
+    prop_assert!(cut.is_ok());
+    let cut = cut.unwrap();
+    prop_assert!(cut.complete());
+    prop_assert_eq!(cut.deadlocks, b.deadlocks, "packed, cutoffs");
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(250))]
 
@@ -367,6 +433,7 @@ proptest! {
             prop_assert!(cut.complete());
             prop_assert_eq!(cut.deadlocks, b.deadlocks, "{:?}, cutoffs", slots);
         }
+        check_packed(&net, &b)?;
     }
 
     #[test]
@@ -472,6 +539,71 @@ fn a_chain_is_one_token_slot() {
         .unwrap();
         assert_eq!((u.maximal_configurations, u.events), (1, 50), "{cover:?}");
         assert_eq!(u.token_slots, u64::from(cover == SlotCover::TokenSets));
+    }
+}
+
+/// A machine `a0 → a1 → a2 → a3` whose every state is read by a transition of a machine of
+/// its own: no slot holds all of `a`'s movers (each place's readers make cliques with the
+/// movers touching it), and no place of `a` is pure, so plain markings give `a` no token slot.
+/// Packed, `a`'s places share one field, which needs one slot deciding it: `a` gets a token
+/// slot, the states of histories are assembled on it, and the exploration matches the brute
+/// force's and the plain one's.
+#[test]
+fn a_packed_component_read_everywhere_gets_a_token_slot() {
+    let mut b = NetBuilder::new("read everywhere");
+    let a: Vec<u32> = (0..4)
+        .map(|i| {
+            b.add_place(format!("a{i}"), None, u32::from(i == 0))
+                .unwrap()
+        })
+        .collect();
+    for i in 0..3 {
+        let t = b.add_transition(format!("m{i}"), None).unwrap();
+        b.add_arc(a[i], t, ArcKind::Input, 1).unwrap();
+        b.add_arc(a[i + 1], t, ArcKind::Output, 1).unwrap();
+    }
+    for (i, &p) in a.iter().enumerate() {
+        let from = b.add_place(format!("r{i}_0"), None, 1).unwrap();
+        let to = b.add_place(format!("r{i}_1"), None, 0).unwrap();
+        let t = b.add_transition(format!("read{i}"), None).unwrap();
+        b.add_arc(p, t, ArcKind::Read, 1).unwrap();
+        b.add_arc(from, t, ArcKind::Input, 1).unwrap();
+        b.add_arc(to, t, ArcKind::Output, 1).unwrap();
+    }
+    let net = b.finish();
+    let plain = NetSystem::with_bits(&net, 1);
+    let packed = NetSystem::packed(&net);
+    assert!(packed.is_packed());
+    let token_slots = |sys: &NetSystem| {
+        let slots = SlotMap::new(sys);
+        (0..slots.count() as u32)
+            .filter(|&s| slots.is_token(s))
+            .count()
+    };
+    // (The readers' machines are packed too, but their one mover each lies in a slot of `a`,
+    // which covers their token slots.)
+    assert_eq!(token_slots(&plain) + 1, token_slots(&packed));
+    let b = brute::enumerate(&plain, 64, &case_limits()).unwrap();
+    for sys in [&plain, &packed] {
+        for cache in [Cache::Bounded, Cache::Off] {
+            let u = udpor::explore(
+                sys,
+                &UdporOptions {
+                    cache,
+                    ..UdporOptions::default()
+                },
+                &case_limits(),
+                &mut |_| {},
+            )
+            .unwrap();
+            assert!(u.assembled_histories);
+            assert_eq!(
+                (u.maximal_configurations, u.events, u.deadlocks, u.blocked),
+                (b.traces, b.events, b.deadlocks, 0),
+                "packed: {}, {cache:?}",
+                sys.is_packed()
+            );
+        }
     }
 }
 

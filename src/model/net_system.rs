@@ -45,11 +45,32 @@ use crate::rows::Rows;
 use crate::system::{Access, Footprint, GuardField, Overflow, Resource, System, Touch, Transition};
 
 /// One counter touched by a transition: where it lives in the packed marking.
+///
+/// With 1-bit counters and [packed components](NetSystem::packed), the places of a one-token
+/// component share one field of `width` bits, which holds `code` when the place is marked
+/// (and 0 when no place of the component is); a place of its own is a field of one bit with
+/// code 1. Counters of `bits > 1` are `bits` wide and have no code.
 #[derive(Clone, Copy, Debug)]
 struct Field {
     word: u32,
-    shift: u32,
     place: PlaceIdx,
+    code: u32,
+    shift: u8,
+    width: u8,
+}
+
+impl Field {
+    /// The field's bits in its word.
+    #[inline]
+    fn mask(self) -> u64 {
+        (u64::MAX >> (64 - u32::from(self.width))) << self.shift
+    }
+
+    /// The field's word when the place is marked, on the field's bits (1-bit layouts).
+    #[inline]
+    fn marked(self) -> u64 {
+        u64::from(self.code) << self.shift
+    }
 }
 
 /// A counter a transition tests: it must hold at least `need` tokens. (Counts from arc weights,
@@ -72,8 +93,10 @@ struct Change {
 #[derive(Clone, Copy, Debug)]
 struct WordMasks {
     word: u32,
-    /// Bits that must be set for the transition to be enabled.
+    /// The bits the transition tests: it is enabled when they hold `value`.
     test: u64,
+    /// What the tested bits must hold (the codes of the places it needs).
+    value: u64,
     /// Bits cleared by firing.
     clear: u64,
     /// Bits set by firing (must have been clear, after clearing, or the net is not safe).
@@ -94,8 +117,9 @@ struct BitIndex {
     trigger_start: Vec<u32>,
     /// Transitions that test no place (enabled at every marking).
     untested: Vec<Transition>,
-    /// For markings of at most [`DENSE_WORDS`] words: the test masks of every transition, one
-    /// full marking-width row each (`words` words per transition), scanned without branches.
+    /// For markings of at most [`DENSE_WORDS`] words: the test masks and values of every
+    /// transition, one full marking-width row of each (`2 * words` words per transition),
+    /// scanned without branches.
     dense: Vec<u64>,
     /// Whether `dense` is filled.
     use_dense: bool,
@@ -104,14 +128,14 @@ struct BitIndex {
 /// Markings up to this many words test every transition against a dense mask row.
 const DENSE_WORDS: usize = 4;
 
-/// Pushes every `t` whose dense test row (of `W` words) is covered by `state`.
+/// Pushes every `t` whose dense test row (of `W` words, then `W` of values) `state` meets.
 #[inline]
 fn dense_enabled<const W: usize>(dense: &[u64], state: &[u64], out: &mut Vec<Transition>) {
     let s: [u64; W] = state.try_into().expect("marking width");
-    for (t, row) in dense.chunks_exact(W).enumerate() {
+    for (t, row) in dense.chunks_exact(2 * W).enumerate() {
         let mut ok = true;
         for k in 0..W {
-            ok &= s[k] & row[k] == row[k];
+            ok &= s[k] & row[k] == row[W + k];
         }
         if ok {
             out.push(t as Transition);
@@ -141,7 +165,7 @@ impl BitIndexBuilder {
             start: Vec::with_capacity(transitions + 1),
             // At least one word per transition that touches a place.
             masks: Vec::with_capacity(transitions),
-            dense: Vec::with_capacity(if dense { transitions * words } else { 0 }),
+            dense: Vec::with_capacity(if dense { 2 * transitions * words } else { 0 }),
             ..BitIndex::default()
         };
         ix.start.push(0);
@@ -158,17 +182,17 @@ impl BitIndexBuilder {
     fn push(&mut self, tests: &[Test], changes: &[Change]) {
         let ix = &mut self.ix;
         let from = ix.masks.len();
-        NetSystem::word_masks(tests, changes, &mut ix.masks);
-        let impossible = tests.iter().any(|x| x.need > 1);
+        let impossible = NetSystem::word_masks(tests, changes, &mut ix.masks);
         if impossible && self.dense {
             self.dense = false;
             ix.dense = Vec::new();
         }
         if self.dense {
             let row = ix.dense.len();
-            ix.dense.resize(row + self.words, 0);
+            ix.dense.resize(row + 2 * self.words, 0);
             for m in &ix.masks[from..] {
                 ix.dense[row + m.word as usize] |= m.test;
+                ix.dense[row + self.words + m.word as usize] |= m.value;
             }
         }
         ix.start.push(ix.masks.len() as u32);
@@ -240,6 +264,24 @@ pub struct NetSystem<'n> {
     wide_adds: Vec<Transition>,
     bit_index: BitIndex,
     footprints: Rows<Touch>,
+    /// The layout of a [packed](Self::packed) system.
+    packing: Option<Packing>,
+}
+
+/// Where the places lie in the markings of a [packed](NetSystem::packed) system.
+#[derive(Clone, Debug)]
+struct Packing {
+    /// By place.
+    fields: Vec<Field>,
+    /// The one-token components, each sorted; code `i + 1` of a component's field names its
+    /// `i`-th place.
+    components: Vec<Vec<PlaceIdx>>,
+    /// The first bit (counted from the marking's first word) of the places of their own, which
+    /// follow one another from there, and those places in that order.
+    plain_from: usize,
+    plain: Vec<PlaceIdx>,
+    /// Words of a marking.
+    words: usize,
 }
 
 /// The counter widths, narrowest first.
@@ -250,9 +292,22 @@ impl<'n> NetSystem<'n> {
     /// net is certified safe or starts with at most one token per place and has no weights
     /// above 1, else the narrowest width that holds the initial marking and every weight.
     pub fn new(net: &'n Net) -> Self {
+        Self::with_bits(net, Self::narrowest_bits(net))
+    }
+
+    /// As [`new`](Self::new), [packed](Self::packed) when that picks 1 bit.
+    pub fn new_packed(net: &'n Net) -> Self {
+        match Self::narrowest_bits(net) {
+            1 => Self::packed(net),
+            bits => Self::with_bits(net, bits),
+        }
+    }
+
+    /// The width [`new`](Self::new) picks.
+    fn narrowest_bits(net: &Net) -> u32 {
         let max_initial = net.places.iter().map(|p| p.initial).max().unwrap_or(0) as u64;
         let max_weight = net.max_weight() as u64;
-        let bits = if net.certified_safe() || (max_initial <= 1 && max_weight <= 1) {
+        if net.certified_safe() || (max_initial <= 1 && max_weight <= 1) {
             1
         } else {
             let need = max_initial.max(max_weight).saturating_mul(4);
@@ -260,21 +315,117 @@ impl<'n> NetSystem<'n> {
                 .iter()
                 .find(|&&b| b == 64 || need < (1u64 << b))
                 .unwrap()
-        };
-        Self::with_bits(net, bits)
+        }
     }
 
     /// The system of `net` with `bits`-wide counters (1, 8, 16, 32 or 64).
     pub fn with_bits(net: &'n Net, bits: u32) -> Self {
         assert!(WIDTHS.contains(&bits), "unsupported counter width {bits}");
+        Self::with_layout(net, bits, None)
+    }
+
+    /// The system of `net` with 1-bit counters where each one-token component that
+    /// [`components::one_token_components`] finds is one field holding which of its places is
+    /// marked (`⌈log2(k + 1)⌉` bits for `k` places, instead of `k`): a process's control
+    /// locations, or a chain of a million places, fit in one word. The system is the same
+    /// (markings, footprints, token sets); its states are smaller, and the unfolding, which
+    /// stores one per event, keeps them whole instead of in shared blocks.
+    ///
+    /// A place's bits are then shared with the other places of its component: every mover of
+    /// the component changes them, which [`System::token_sets`] allows. Nets whose counters
+    /// need more than one bit are [widened](Self::widened) into the plain layout.
+    pub fn packed(net: &'n Net) -> Self {
+        let components = components::one_token_components(net);
+        if components.is_empty() {
+            return Self::with_bits(net, 1);
+        }
+        let places = net.places.len();
+        let mut fields = vec![
+            Field {
+                word: 0,
+                place: 0,
+                code: 1,
+                shift: 0,
+                width: 1,
+            };
+            places
+        ];
+        let mut packed = vec![false; places];
+        // Fields are laid out one after the other, none across two words: the components
+        // first, then the places of their own.
+        let (mut word, mut used) = (0u32, 0u32);
+        let place_at = |width: u32, word: &mut u32, used: &mut u32| {
+            if *used + width > 64 {
+                *word += 1;
+                *used = 0;
+            }
+            let at = (*word, *used as u8);
+            *used += width;
+            at
+        };
+        for set in &components {
+            // Codes 0 (no token) to k.
+            let width = u32::BITS - (set.len() as u32).leading_zeros();
+            let (w, shift) = place_at(width, &mut word, &mut used);
+            for (i, &p) in set.iter().enumerate() {
+                fields[p as usize] = Field {
+                    word: w,
+                    place: p,
+                    code: i as u32 + 1,
+                    shift,
+                    width: width as u8,
+                };
+                packed[p as usize] = true;
+            }
+        }
+        let plain_from = word as usize * 64 + used as usize;
+        let mut plain = Vec::with_capacity(places - packed.iter().filter(|&&b| b).count());
+        for p in 0..places {
+            if !packed[p] {
+                let (w, shift) = place_at(1, &mut word, &mut used);
+                fields[p] = Field {
+                    word: w,
+                    place: p as PlaceIdx,
+                    code: 1,
+                    shift,
+                    width: 1,
+                };
+                plain.push(p as PlaceIdx);
+            }
+        }
+        let words = (word as usize + usize::from(used > 0)).max(1);
+        Self::with_layout(
+            net,
+            1,
+            Some(Packing {
+                fields,
+                components,
+                plain_from,
+                plain,
+                words,
+            }),
+        )
+    }
+
+    /// The system of `net` with `bits`-wide counters, laid out by `packing` when given (1 bit)
+    /// or place after place.
+    fn with_layout(net: &'n Net, bits: u32, packing: Option<Packing>) -> Self {
         let per_word = 64 / bits;
-        let words = net.places.len().div_ceil(per_word as usize).max(1);
+        let words = match &packing {
+            Some(pk) => pk.words,
+            None => net.places.len().div_ceil(per_word as usize).max(1),
+        };
         // Widths and counters per word are powers of two: shifts, not divisions, per arc.
         let word_shift = per_word.trailing_zeros();
-        let field = |place: PlaceIdx| Field {
-            word: place >> word_shift,
-            shift: (place & (per_word - 1)) * bits,
-            place,
+        let field = |place: PlaceIdx| match &packing {
+            Some(pk) => pk.fields[place as usize],
+            None => Field {
+                word: place >> word_shift,
+                place,
+                code: 1,
+                shift: ((place & (per_word - 1)) * bits) as u8,
+                width: bits as u8,
+            },
         };
         let n = net.transitions.len();
         // Most transitions test one place or more and change two or more: the tables start
@@ -385,6 +536,7 @@ impl<'n> NetSystem<'n> {
             wide_adds,
             bit_index,
             footprints,
+            packing,
         }
     }
 
@@ -396,8 +548,8 @@ impl<'n> NetSystem<'n> {
     }
 
     /// Folds the tests and changes of a transition into per-word masks (1-bit counters),
-    /// appended to `out`.
-    fn word_masks(tests: &[Test], changes: &[Change], out: &mut Vec<WordMasks>) {
+    /// appended to `out`; returns whether the transition is never enabled.
+    fn word_masks(tests: &[Test], changes: &[Change], out: &mut Vec<WordMasks>) -> bool {
         // The transition's masks are those appended here; earlier entries belong to others.
         let from = out.len();
         fn entry(masks: &mut Vec<WordMasks>, from: usize, word: u32) -> usize {
@@ -407,6 +559,7 @@ impl<'n> NetSystem<'n> {
                     masks.push(WordMasks {
                         word,
                         test: 0,
+                        value: 0,
                         clear: 0,
                         set: 0,
                     });
@@ -418,27 +571,34 @@ impl<'n> NetSystem<'n> {
         let mut impossible = false;
         for t in tests {
             let i = entry(masks, from, t.field.word);
-            masks[i].test |= 1 << t.field.shift;
+            let (m, v) = (t.field.mask(), t.field.marked());
+            // Two places of one component both needed: never enabled.
+            impossible |= masks[i].test & m != 0 && masks[i].value & m != v;
+            masks[i].test |= m;
+            masks[i].value |= v;
             impossible |= t.need > 1;
         }
         for ch in changes {
             let i = entry(masks, from, ch.field.word);
             if ch.sub > 0 {
-                masks[i].clear |= 1 << ch.field.shift;
+                masks[i].clear |= ch.field.mask();
             }
             if ch.add > 0 {
-                masks[i].set |= 1 << ch.field.shift;
+                masks[i].set |= ch.field.marked();
             }
         }
         if impossible {
-            // A weight above 1 can never be met by a bit: never enabled under this encoding.
+            // A weight above 1 can never be met by a bit, nor a code by two: never enabled
+            // under this encoding (no word holds a 1 on no bits).
             masks.push(WordMasks {
                 word: 0,
-                test: u64::MAX,
+                test: 0,
+                value: 1,
                 clear: 0,
                 set: 0,
             });
         }
+        impossible
     }
 
     /// The net.
@@ -469,20 +629,34 @@ impl<'n> NetSystem<'n> {
     /// Tokens on place `p` in `marking`.
     #[inline]
     pub fn tokens(&self, marking: &[u64], p: PlaceIdx) -> u64 {
+        if let Some(pk) = &self.packing {
+            return self.get(marking, pk.fields[p as usize]);
+        }
         let per_word = 64 / self.bits as usize;
         let word = marking[p as usize / per_word];
         let shift = (p as usize % per_word) as u32 * self.bits;
         (word >> shift) & self.capacity()
     }
 
+    /// The count of `f`'s place in `marking`.
     #[inline]
     fn get(&self, marking: &[u64], f: Field) -> u64 {
-        (marking[f.word as usize] >> f.shift) & self.capacity()
+        let word = marking[f.word as usize];
+        if self.packing.is_some() {
+            (word & f.mask() == f.marked()) as u64
+        } else {
+            (word >> f.shift) & self.capacity()
+        }
+    }
+
+    /// Whether places share fields (see [`packed`](Self::packed)).
+    pub fn is_packed(&self) -> bool {
+        self.packing.is_some()
     }
 
     /// Total number of tokens in `marking`.
     pub fn total_tokens(&self, marking: &[u64]) -> u128 {
-        if self.bits == 1 {
+        if self.bits == 1 && self.packing.is_none() {
             return marking.iter().map(|w| w.count_ones() as u128).sum();
         }
         (0..self.net.places.len() as PlaceIdx)
@@ -492,7 +666,7 @@ impl<'n> NetSystem<'n> {
 
     /// The largest number of tokens on one place of `marking`.
     pub fn max_tokens(&self, marking: &[u64]) -> u64 {
-        if self.bits == 1 {
+        if self.bits == 1 && self.packing.is_none() {
             return marking.iter().any(|&w| w != 0) as u64;
         }
         (0..self.net.places.len() as PlaceIdx)
@@ -519,6 +693,16 @@ impl System for NetSystem<'_> {
 
     fn initial_state(&self, out: &mut [u64]) {
         out.fill(0);
+        if let Some(pk) = &self.packing {
+            // (A component starts with at most one token, a place of its own in a 1-bit
+            // counter with at most one: `components` checks it, and `new` picks 1 bit so.)
+            for (p, f) in self.net.places.iter().zip(&pk.fields) {
+                if p.initial > 0 {
+                    out[f.word as usize] |= f.marked();
+                }
+            }
+            return;
+        }
         let per_word = 64 / self.bits as usize;
         for (i, p) in self.net.places.iter().enumerate() {
             // Initial markings wider than the counters are reported on the first firing by
@@ -549,7 +733,7 @@ impl System for NetSystem<'_> {
         if self.bits == 1 {
             self.masks(t)
                 .iter()
-                .all(|m| state[m.word as usize] & m.test == m.test)
+                .all(|m| state[m.word as usize] & m.test == m.value)
         } else {
             self.tests
                 .row(t as usize)
@@ -575,11 +759,24 @@ impl System for NetSystem<'_> {
             .row(t as usize)
             .iter()
             .find(|x| x.field.place as Resource == r)?;
-        Some(GuardField {
-            word: x.field.word,
-            shift: x.field.shift,
-            mask: self.capacity(),
-            need: x.need as u64,
+        let f = x.field;
+        Some(if self.packing.is_some() {
+            // The field must hold the place's code (more than one token: never).
+            GuardField {
+                word: f.word,
+                shift: f.shift.into(),
+                mask: f.mask() >> f.shift,
+                need: if x.need > 1 { u64::MAX } else { f.code.into() },
+                span: 0,
+            }
+        } else {
+            GuardField {
+                word: f.word,
+                shift: f.shift.into(),
+                mask: self.capacity(),
+                need: x.need as u64,
+                span: self.capacity().saturating_sub(x.need as u64),
+            }
         })
     }
 
@@ -601,17 +798,29 @@ impl System for NetSystem<'_> {
 
     fn token_sets(&self) -> Vec<Vec<Resource>> {
         // Places are resources, numbered alike.
-        components::one_token_components(self.net)
+        match &self.packing {
+            Some(pk) => pk.components.clone(),
+            None => components::one_token_components(self.net),
+        }
     }
 
     fn resource_words(&self, r: Resource) -> std::ops::Range<usize> {
-        let word = r as usize / (64 / self.bits as usize);
+        let word = match &self.packing {
+            Some(pk) => pk.fields[r as usize].word as usize,
+            None => r as usize / (64 / self.bits as usize),
+        };
         word..word + 1
     }
 
     fn resource_bits(&self, r: Resource, out: &mut Vec<(usize, u64)>) -> bool {
         // Place r's counter, where `with_bits` put it; arcs change it only with access A (W
-        // for productions with 1-bit counters), and a marking has nothing but counters.
+        // for productions with 1-bit counters), and a marking has nothing but counters. A
+        // packed place's field is its component's, which the component's movers change.
+        if let Some(pk) = &self.packing {
+            let f = pk.fields[r as usize];
+            out.push((f.word as usize, f.mask()));
+            return true;
+        }
         let per_word = 64 / self.bits as usize;
         let shift = (r as usize % per_word) as u32 * self.bits;
         out.push((r as usize / per_word, self.capacity() << shift));
@@ -649,20 +858,42 @@ impl System for NetSystem<'_> {
         // Only transitions triggered by a marked place (or testing nothing) can be enabled.
         let first = out.len();
         out.extend_from_slice(&ix.untested);
-        for (w, &word) in state.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                let p = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let (a, b) = (
-                    ix.trigger_start[p] as usize,
-                    ix.trigger_start[p + 1] as usize,
-                );
-                for &t in &ix.triggered[a..b] {
-                    if self.is_enabled(state, t) {
-                        out.push(t);
+        let mut visit = |p: usize| {
+            let (a, b) = (
+                ix.trigger_start[p] as usize,
+                ix.trigger_start[p + 1] as usize,
+            );
+            for &t in &ix.triggered[a..b] {
+                if self.is_enabled(state, t) {
+                    out.push(t);
+                }
+            }
+        };
+        // The marked places: those whose bit is set from `from` on (place `at(bit)`), and
+        // those whose component's field names them.
+        let (from, at): (usize, &dyn Fn(usize) -> usize) = match &self.packing {
+            None => (0, &|b| b),
+            Some(pk) => {
+                for set in &pk.components {
+                    let f = pk.fields[set[0] as usize];
+                    let code = (state[f.word as usize] & f.mask()) >> f.shift;
+                    if code != 0 {
+                        visit(set[code as usize - 1] as usize);
                     }
                 }
+                (pk.plain_from, &|b| pk.plain[b - pk.plain_from] as usize)
+            }
+        };
+        for (w, &word) in state.iter().enumerate().skip(from / 64) {
+            let mut bits = if w == from / 64 {
+                word & (u64::MAX << (from % 64))
+            } else {
+                word
+            };
+            while bits != 0 {
+                let b = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                visit(at(b));
             }
         }
         out[first..].sort_unstable();
@@ -688,7 +919,7 @@ impl System for NetSystem<'_> {
                 if w & m.set != 0 {
                     let bit = (w & m.set).trailing_zeros();
                     let ch = changes()
-                        .find(|ch| ch.field.word == m.word && ch.field.shift == bit)
+                        .find(|ch| ch.field.word == m.word && ch.field.mask() >> bit & 1 != 0)
                         .expect("a set bit comes from a change");
                     return Err(self.overflow(t, ch.field, 2));
                 }

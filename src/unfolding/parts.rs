@@ -47,33 +47,67 @@ impl SlotParts {
                     .map(move |touch| (touch.resource as usize, t))
             })
         });
-        // (slot, word, mask) of every resource's bits.
-        let mut decided: Vec<(u32, u32, u64)> = Vec::new();
+        // The parts of the state: bits of one resource, or of several resources of a token
+        // set that share them (`System::token_sets`); each with the slots that every changer of
+        // its resources is on, narrowed resource by resource, and the next part in its word.
+        struct Part {
+            word: u32,
+            mask: u64,
+            slots: Vec<Slot>,
+            next: u32,
+        }
+        const NO_PART: u32 = u32::MAX;
+        let mut found: Vec<Part> = Vec::new();
+        let mut first_in_word = vec![NO_PART; sys.state_words()];
         let mut covered = vec![0u64; sys.state_words()];
         let mut bits = Vec::new();
         for r in 0..changers.len() {
             let ts = changers.row(r);
-            let Some((&first, rest)) = ts.split_first() else {
+            let Some(&first) = ts.first() else {
                 continue;
             };
-            // A slot every changer of r is on.
-            let &slot = slots
-                .of(first)
-                .iter()
-                .find(|s| rest.iter().all(|&t| slots.of(t).binary_search(s).is_ok()))?;
             bits.clear();
             if !sys.resource_bits(r as Resource, &mut bits) {
                 return None;
             }
             for &(word, mask) in &bits {
                 let seen = covered.get_mut(word)?;
-                if *seen & mask != 0 {
+                let k = if *seen & mask == 0 {
+                    *seen |= mask;
+                    found.push(Part {
+                        word: word as u32,
+                        mask,
+                        slots: slots.of(first).to_vec(),
+                        next: first_in_word[word],
+                    });
+                    first_in_word[word] = found.len() as u32 - 1;
+                    found.len() - 1
+                } else {
+                    // Bits shared must be shared whole.
+                    let mut k = first_in_word[word];
+                    while k != NO_PART && found[k as usize].mask != mask {
+                        k = found[k as usize].next;
+                    }
+                    if k == NO_PART {
+                        return None;
+                    }
+                    k as usize
+                };
+                let part = &mut found[k];
+                part.slots
+                    .retain(|s| ts.iter().all(|&t| slots.of(t).binary_search(s).is_ok()));
+                if part.slots.is_empty() {
                     return None;
                 }
-                *seen |= mask;
-                decided.push((slot, word as u32, mask));
             }
         }
+        // (slot, word, mask) of every part: its first common slot (in the slot order of the
+        // first changer met).
+        let mut decided: Vec<(u32, u32, u64)> = found
+            .iter()
+            .map(|part| (part.slots[0], part.word, part.mask))
+            .collect();
+        drop(found);
         // By slot, one mask per word.
         decided.sort_unstable_by_key(|&(s, w, _)| (s, w));
         let mut starts = Vec::with_capacity(slots.count() + 1);

@@ -285,6 +285,18 @@ impl SlotMap {
             });
             let first = pure.next();
             let replaces_two = first.is_some_and(|&f| pure.any(|&r| !changers(r).eq(changers(f))));
+            // A set whose resources share their bits of the state (a packed field) needs a
+            // slot on which all its movers lie, for the state of a history to be assembled
+            // by slots (see `parts`).
+            let shared = || {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                set.len() > 1
+                    && sys.resource_bits(set[0], &mut a)
+                    && sys.resource_bits(set[1], &mut b)
+                    && a.iter()
+                        .any(|&(w, m)| b.iter().any(|&(x, n)| w == x && m & n != 0))
+            };
+            let replaces_two = replaces_two || shared();
             row.iter().for_each(|&t| mover[t as usize] = false);
             if replaces_two {
                 for &t in &row {
