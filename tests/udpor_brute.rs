@@ -10,6 +10,7 @@ use unfold::explore::udpor::{self, Cache, ClassBitsets, Pick, UdporOptions, Udpo
 use unfold::explore::{brute, traces};
 use unfold::model::net::{ArcKind, Net, NetBuilder};
 use unfold::model::net_system::NetSystem;
+use unfold::system::Overflow;
 use unfold::unfolding::event::HistoryStates;
 use unfold::unfolding::order::Order;
 use unfold::unfolding::slots::{SlotCover, SlotMap};
@@ -124,6 +125,11 @@ fn udpor_run_bits(net: &Net, pick: Pick, bits: u32) -> Option<UdporStats> {
     udpor::explore(&sys, &opts, &case_limits(), &mut |_| {}).ok()
 }
 
+/// The exploration of `sys` with `options`, under [`case_limits`].
+fn explore_with(sys: &NetSystem, options: UdporOptions) -> Result<UdporStats, Overflow> {
+    udpor::explore(sys, &options, &case_limits(), &mut |_| {})
+}
+
 /// Every run of a random case gets a minute: a case that takes longer (each takes
 /// milliseconds) fails with its net instead of hanging the suite.
 fn case_limits() -> Limits {
@@ -156,7 +162,7 @@ fn matches_brute(
     b: &brute::BruteStats,
     what: &str,
 ) -> Result<(), TestCaseError> {
-    let u = udpor::explore(sys, options, &case_limits(), &mut |_| {});
+    let u = explore_with(sys, options.clone());
     prop_assert!(u.is_ok(), "{}", what);
     let u = u.unwrap();
     prop_assert_eq!(
@@ -165,6 +171,26 @@ fn matches_brute(
         "{}",
         what
     );
+    Ok(())
+}
+
+/// As [`matches_brute`], every transition finding its possible extensions through guard
+/// classes, as for large systems, instead of from its list of dependents: joined as bitsets,
+/// and (as where those would take too much memory) member by member.
+fn through_guard_classes(
+    sys: &NetSystem,
+    b: &brute::BruteStats,
+    what: &str,
+) -> Result<(), TestCaseError> {
+    for class_bitsets in [ClassBitsets::Always, ClassBitsets::Never] {
+        let options = UdporOptions {
+            listed_dependents: 0,
+            class_bitsets,
+            pick: Pick::Last,
+            ..UdporOptions::default()
+        };
+        matches_brute(sys, &options, b, &format!("{what}, {class_bitsets:?}"))?;
+    }
     Ok(())
 }
 
@@ -213,23 +239,7 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
         );
         prop_assert!(u.complete());
     }
-    // Every transition's possible extensions found through guard classes, as for large
-    // systems, instead of from its list of dependents: joined as bitsets, and (as where
-    // those would take too much memory) member by member.
-    for class_bitsets in [ClassBitsets::Always, ClassBitsets::Never] {
-        let options = UdporOptions {
-            listed_dependents: 0,
-            class_bitsets,
-            pick: Pick::Last,
-            ..UdporOptions::default()
-        };
-        matches_brute(
-            &sys,
-            &options,
-            &b,
-            &format!("guard classes, {class_bitsets:?}"),
-        )?;
-    }
+    through_guard_classes(&sys, &b, "guard classes")?;
     // States hundreds of words wide, kept in shared blocks, with the cache off too (events
     // evicted give their blocks back, and rebuilt ones take them again).
     let wide = padded(net, 300);
@@ -244,14 +254,12 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     // Cutoffs compare the states of local configurations, which wide states keep as changes
     // to their largest predecessor's: the same exploration as on the narrow states.
     let with_cutoffs = |sys: &NetSystem| {
-        udpor::explore(
+        explore_with(
             sys,
-            &UdporOptions {
+            UdporOptions {
                 cutoffs: Some(Order::Erv),
                 ..UdporOptions::default()
             },
-            &case_limits(),
-            &mut |_| {},
         )
         .map(|u| (u.maximal_configurations, u.events, u.cutoffs, u.deadlocks))
     };
@@ -272,15 +280,13 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     // the states of local configurations, and enabledness is tested on them).
     for cutoffs in [None, Some(Order::Erv)] {
         let run = |history_states| {
-            udpor::explore(
+            explore_with(
                 &sys,
-                &UdporOptions {
+                UdporOptions {
                     cutoffs,
                     history_states,
                     ..UdporOptions::default()
                 },
-                &case_limits(),
-                &mut |_| {},
             )
         };
         let (assembled, fired) = (run(HistoryStates::Auto), run(HistoryStates::Fire));
@@ -302,14 +308,12 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     // conflicting event) may lead into blocked leaves, but the subtrees of Explore stay
     // disjoint and every maximal configuration is still reached: the counts stay exact.
     for k in [1, 2] {
-        let partial = udpor::explore(
+        let partial = explore_with(
             &sys,
-            &UdporOptions {
+            UdporOptions {
                 alt_k: Some(k),
                 ..UdporOptions::default()
             },
-            &case_limits(),
-            &mut |_| {},
         );
         prop_assert!(partial.is_ok());
         let partial = partial.unwrap();
@@ -356,21 +360,8 @@ fn check_packed(net: &Net, b: &brute::BruteStats) -> Result<(), TestCaseError> {
             }
         }
     }
-    for class_bitsets in [ClassBitsets::Always, ClassBitsets::Never] {
-        let options = UdporOptions {
-            listed_dependents: 0,
-            class_bitsets,
-            pick: Pick::Last,
-            ..UdporOptions::default()
-        };
-        matches_brute(&packed, &options, b, &format!("packed, {class_bitsets:?}"))?;
-    }
-    let assembled = udpor::explore(
-        &packed,
-        &UdporOptions::default(),
-        &case_limits(),
-        &mut |_| {},
-    );
+    through_guard_classes(&packed, b, "packed, guard classes")?;
+    let assembled = explore_with(&packed, UdporOptions::default());
     prop_assert!(
         assembled.is_ok_and(|u| u.assembled_histories),
         "token slots assemble"
@@ -378,20 +369,25 @@ fn check_packed(net: &Net, b: &brute::BruteStats) -> Result<(), TestCaseError> {
     let wide_net = padded(net, 300);
     let wide = NetSystem::packed(&wide_net);
     matches_brute(&wide, &UdporOptions::default(), b, "packed, wide states")?;
-    let cut = udpor::explore(
-        &packed,
-        &UdporOptions {
+    let deadlocks = cutoff_deadlocks(&packed, SlotCover::TokenSets)?;
+    prop_assert_eq!(deadlocks, b.deadlocks, "packed, cutoffs");
+    Ok(())
+}
+
+/// The deadlocks the exploration of `sys` with ERV cutoffs finds, once complete.
+fn cutoff_deadlocks(sys: &NetSystem, slots: SlotCover) -> Result<u64, TestCaseError> {
+    let cut = explore_with(
+        sys,
+        UdporOptions {
+            slots,
             cutoffs: Some(Order::Erv),
             ..UdporOptions::default()
         },
-        &case_limits(),
-        &mut |_| {},
     );
     prop_assert!(cut.is_ok());
     let cut = cut.unwrap();
     prop_assert!(cut.complete());
-    prop_assert_eq!(cut.deadlocks, b.deadlocks, "packed, cutoffs");
-    Ok(())
+    Ok(cut.deadlocks)
 }
 
 proptest! {
@@ -418,20 +414,8 @@ proptest! {
                 };
                 matches_brute(&sys, &options, &b, &format!("{slots:?}, {listed_dependents}"))?;
             }
-            let cut = udpor::explore(
-                &sys,
-                &UdporOptions {
-                    slots,
-                    cutoffs: Some(Order::Erv),
-                    ..UdporOptions::default()
-                },
-                &case_limits(),
-                &mut |_| {},
-            );
-            prop_assert!(cut.is_ok());
-            let cut = cut.unwrap();
-            prop_assert!(cut.complete());
-            prop_assert_eq!(cut.deadlocks, b.deadlocks, "{:?}, cutoffs", slots);
+            let deadlocks = cutoff_deadlocks(&sys, slots)?;
+            prop_assert_eq!(deadlocks, b.deadlocks, "{:?}, cutoffs", slots);
         }
         check_packed(&net, &b)?;
     }
@@ -526,15 +510,13 @@ fn a_chain_is_one_token_slot() {
     // Without: one slot per place its two transitions share.
     assert_eq!(SlotMap::with_cover(&sys, SlotCover::Resources).count(), 49);
     for cover in [SlotCover::TokenSets, SlotCover::Resources] {
-        let u = udpor::explore(
+        let u = explore_with(
             &sys,
-            &UdporOptions {
+            UdporOptions {
                 slots: cover,
                 listed_dependents: 0,
                 ..UdporOptions::default()
             },
-            &case_limits(),
-            &mut |_| {},
         )
         .unwrap();
         assert_eq!((u.maximal_configurations, u.events), (1, 50), "{cover:?}");
@@ -586,14 +568,12 @@ fn a_packed_component_read_everywhere_gets_a_token_slot() {
     let b = brute::enumerate(&plain, 64, &case_limits()).unwrap();
     for sys in [&plain, &packed] {
         for cache in [Cache::Bounded, Cache::Off] {
-            let u = udpor::explore(
+            let u = explore_with(
                 sys,
-                &UdporOptions {
+                UdporOptions {
                     cache,
                     ..UdporOptions::default()
                 },
-                &case_limits(),
-                &mut |_| {},
             )
             .unwrap();
             assert!(u.assembled_histories);
