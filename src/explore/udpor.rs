@@ -485,6 +485,9 @@ struct Explorer<'s, S: System + ?Sized> {
     /// For pictures: immediate conflicts are recorded (also of evicted events) while there
     /// are at most this many events.
     record_conflicts: Option<usize>,
+    /// Whether no frame was popped yet. Until then nothing left `U` (no Remove, no level's
+    /// extensions dropped), so `U` is every event stored: its size needs no walk.
+    first_descent: bool,
     /// Immediate conflicts of evicted events (log ids, smaller first).
     evicted_conflicts: FxHashSet<(LogId, LogId)>,
     /// `state(C)`.
@@ -1138,6 +1141,10 @@ pub fn explore_with_events<S: System + ?Sized>(
     x.limits = limits.clone();
     x.record_conflicts = with_events;
     x.run(limits, progress)?;
+    if x.first_descent {
+        // Stopped before the first pop (or a single descent): U is every event stored.
+        x.note_u_of_first_descent();
+    }
     // The last sample walks everything stored: after a limit struck, stop promptly instead
     // (the peaks are those of the samples taken during the run).
     if x.stats.stopped.is_none() {
@@ -1268,6 +1275,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             search_scratch: SearchScratch::default(),
             least_bytes: 0,
             record_conflicts: None,
+            first_descent: true,
             evicted_conflicts: FxHashSet::default(),
             state: initial.clone(),
             wide: words > WHOLE_WORDS,
@@ -1536,7 +1544,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 });
                 // A sample walks the whole store: it waits at least as many steps as the store
                 // has events, so that sampling stays a small share of a long run.
-                if steps.is_multiple_of(8192) && steps >= next_sample {
+                if steps.is_multiple_of(8192) && steps >= next_sample && !self.first_descent {
                     (next_sample, last_sample) = self.sample_u_at(&frames, steps);
                 }
                 if let Err(r) = limits.check_time() {
@@ -1548,7 +1556,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             // steps, such as Raft-PT-02's first 300 000 events, had no sample at all): a sample
             // is also due once `SAMPLE_WAIT` times as many events as the store held at the
             // last one were created.
-            if self.sample_due(last_sample) {
+            if !self.first_descent && self.sample_due(last_sample) {
                 (next_sample, last_sample) = self.sample_u_at(&frames, steps);
             }
             let frame = frames.last_mut().expect("the stack is not empty");
@@ -1560,13 +1568,13 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     }
                     if self.en.is_empty(level) {
                         self.record_maximal();
-                        // U is largest at the leaves: sample there too, at the first
-                        // maximal configuration (a chain's only one, as deep as U gets), then
-                        // at the 2nd, 4th, 8th... within the same budget of steps as above (a
-                        // sample walks U, which can hold the whole store: the n-way conflict's
-                        // n events are all in en(∅)).
+                        // U is largest at the leaves: sample there too, at the 2nd, 4th,
+                        // 8th... maximal configuration within the same budget of steps as
+                        // above (a sample walks U, which can hold the whole store: the n-way
+                        // conflict's n events are all in en(∅)). The first ends the first
+                        // descent, whose U needs no walk (`pop_frame`).
                         let count = self.stats.maximal_configurations;
-                        if count == 1 || (count.is_power_of_two() && steps >= next_sample) {
+                        if count > 1 && count.is_power_of_two() && steps >= next_sample {
                             (next_sample, last_sample) = self.sample_u_at(&frames, steps);
                         }
                         self.pop_frame(&mut frames);
@@ -1677,6 +1685,16 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
 
     /// Pops the top frame, keeping its list for a frame to come.
     fn pop_frame(&mut self, frames: &mut Vec<Frame>) {
+        if self.first_descent {
+            // The first descent ends: `U` is at its largest so far, and may shrink from here.
+            self.note_u_of_first_descent();
+            debug_assert_eq!(
+                self.pinned(frames).iter().filter(|&&k| k).count() as u64 - 1,
+                self.store.live() as u64,
+                "U is the whole store until the first pop"
+            );
+            self.first_descent = false;
+        }
         if let Some(f) = frames.pop()
             && f.a.capacity() > 0
         {
@@ -2529,6 +2547,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             None => now >= SAMPLE_FIRST,
             Some((then, held)) => now - then >= (SAMPLE_WAIT * held).max(SAMPLE_FIRST),
         }
+    }
+
+    /// `|U|` while no frame was popped: every event stored (see `first_descent`).
+    fn note_u_of_first_descent(&mut self) {
+        self.stats.peak_u = self.stats.peak_u.max(self.store.live() as u64);
     }
 
     /// Samples `|U|` and `|G|` for their peaks.
