@@ -1512,8 +1512,17 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         // store's size at the last sample (see `sample_due`).
         let mut next_sample: u64 = 0;
         let mut last_sample: Option<(u64, u64)> = None;
+        // Whether the samples' schedule started, from the end of the first descent (which
+        // counts as a sample, see `first_descent`).
+        let mut sampling = false;
         while !frames.is_empty() {
             steps += 1;
+            if !sampling && !self.first_descent {
+                sampling = true;
+                let held = self.store.id_bound() as u64;
+                (next_sample, last_sample) =
+                    (steps + held, Some((self.stats.event_creations, held)));
+            }
             // Between two steps no search holds cone blocks: the store may change its layout.
             self.store.choose_cone_layout();
             // Memory is measured every 256 steps, and whenever the store grew by a 64th of
@@ -1544,7 +1553,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                 });
                 // A sample walks the whole store: it waits at least as many steps as the store
                 // has events, so that sampling stays a small share of a long run.
-                if steps.is_multiple_of(8192) && steps >= next_sample && !self.first_descent {
+                if steps.is_multiple_of(8192) && steps >= next_sample && sampling {
                     (next_sample, last_sample) = self.sample_u_at(&frames, steps);
                 }
                 if let Err(r) = limits.check_time() {
@@ -1556,7 +1565,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             // steps, such as Raft-PT-02's first 300 000 events, had no sample at all): a sample
             // is also due once `SAMPLE_WAIT` times as many events as the store held at the
             // last one were created.
-            if !self.first_descent && self.sample_due(last_sample) {
+            if sampling && self.sample_due(last_sample) {
                 (next_sample, last_sample) = self.sample_u_at(&frames, steps);
             }
             let frame = frames.last_mut().expect("the stack is not empty");
