@@ -796,7 +796,8 @@ impl EventStore {
             } else {
                 SlotParts::new(sys, &slots)
             },
-            words_of: if history == HistoryStates::Fire {
+            // (Read only by sparse builds, of states wider than those kept whole.)
+            words_of: if history == HistoryStates::Fire || words <= WHOLE_WORDS {
                 None
             } else {
                 TransitionWords::new(sys)
@@ -873,7 +874,8 @@ impl EventStore {
     }
 
     /// The words of a state `t` reads or writes, when the system says (see
-    /// [`TransitionWords`]) and histories are not to be fired.
+    /// [`TransitionWords`]), histories are not to be fired and states are wider than
+    /// [`WHOLE_WORDS`].
     #[inline]
     pub fn touched_words(&self, t: Transition) -> Option<&[u32]> {
         self.words_of.as_ref().map(|w| w.of(t))
