@@ -295,10 +295,20 @@ impl<'n> NetSystem<'n> {
         Self::with_bits(net, Self::narrowest_bits(net))
     }
 
-    /// As [`new`](Self::new), [packed](Self::packed) when that picks 1 bit.
+    /// As [`new`](Self::new), [packed](Self::packed) when that picks 1 bit and packing makes
+    /// the states shorter. (Where it does not, it would only cost: a packed component needs
+    /// a slot holding all its movers, which the unfolding makes if none does, and each event
+    /// of a mover then has one more entry in its cone.)
     pub fn new_packed(net: &'n Net) -> Self {
         match Self::narrowest_bits(net) {
-            1 => Self::packed(net),
+            1 => {
+                let packed = Self::packed(net);
+                if packed.words < net.places.len().div_ceil(64).max(1) {
+                    packed
+                } else {
+                    Self::with_bits(net, 1)
+                }
+            }
             bits => Self::with_bits(net, bits),
         }
     }
