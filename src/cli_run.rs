@@ -79,7 +79,8 @@ pub enum SlotsArg {
 pub enum MarkingsArg {
     /// The places of each one-token component (the ones `--slots token-sets` finds) share one
     /// field naming the marked place: a process's control locations, or a chain of a million
-    /// places, take a few bits. Nets that need counters wider than one bit are plain.
+    /// places, take a few bits. Nets that need counters wider than one bit, or whose states
+    /// packing would not shorten, are plain.
     #[default]
     Packed,
     /// One counter per place.
@@ -159,8 +160,9 @@ pub struct RunArgs {
     /// the deadlocks and states found).
     #[arg(long, value_enum, default_value_t = SlotsArg::TokenSets)]
     pub slots: SlotsArg,
-    /// How markings are encoded: a speed and memory trade-off; the results do not depend on
-    /// it. (`--slots resources` gives packed fields no slot of their own: plain there.)
+    /// How markings are encoded: a speed and memory trade-off. Packed fields may need a slot
+    /// of their own, so as with `--slots`, with cutoffs the order of exploration may change
+    /// (not the deadlocks and states found). `--slots resources` makes no such slots: plain.
     #[arg(long, value_enum, default_value_t = MarkingsArg::Packed)]
     pub markings: MarkingsArg,
     /// Write the explored events as a GraphViz DOT graph to OUT.
