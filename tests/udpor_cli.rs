@@ -217,9 +217,10 @@ fn max_events_stops_at_that_many_events_the_same_way_each_time() {
     assert_eq!(j["stopped"], Value::Null);
 }
 
-/// `|U|` is sampled as events are created, so a run stopped by a limit still reports it: on
-/// Dekker-PT-010 each step builds a hundred events or more, and sampling every few thousand
-/// steps reported a peak of 0 for the first 8 000 events.
+/// A run stopped by a limit still reports `|U|`: on Dekker-PT-010 each step builds a hundred
+/// events or more, and sampling every few thousand steps reported a peak of 0 for the first
+/// 8 000 events. Stopped before its first backtrack, nothing has left `U`: the peak is every
+/// event built.
 #[test]
 fn peak_u_is_sampled_before_a_limit_stops_the_run() {
     let net = common::shared_nets().join("pnml/Dekker-PT-010.pnml");
@@ -232,7 +233,50 @@ fn peak_u_is_sampled_before_a_limit_stops_the_run() {
     let j = json_of(&out.stdout);
     assert_eq!(j["stopped"], "event_limit");
     let (u, events) = (j["peak_u"].as_u64().unwrap(), j["events"].as_u64().unwrap());
-    assert!(u > 0 && u <= events, "peak |U| {u} of {events} events");
+    assert_eq!(j["maximal_configurations"], 0);
+    assert_eq!(u, events, "peak |U| {u} of {events} events");
+}
+
+/// Packed markings (the default) and plain ones give the same answers; packed states are
+/// shorter where the nets have one-token components.
+#[test]
+fn markings_change_the_states_not_the_answers() {
+    let shared = common::shared_nets();
+    let mut shorter = 0;
+    for (net, cutoffs) in [
+        ("pep/elevator_2.ll_net", true),
+        ("pep/key_2.ll_net", true),
+        ("pep/dijkstra_2.ll_net", true),
+        ("pnml/Dekker-PT-010.pnml", true),
+        ("pep/byzagr4_2a.ll_net", false),
+    ] {
+        let run = |markings: &str| {
+            let mut cmd = unfold();
+            cmd.arg(shared.join(net))
+                .args(["--markings", markings, "--json", "-"]);
+            if cutoffs {
+                cmd.arg("--cutoffs");
+            }
+            let out = cmd.output().unwrap();
+            assert!(matches!(out.status.code(), Some(0 | 1)), "{net}: {out:?}");
+            json_of(&out.stdout)
+        };
+        let (packed, plain) = (run("packed"), run("plain"));
+        for field in [
+            "complete",
+            "maximal_configurations",
+            "events",
+            "cutoffs",
+            "deadlocks",
+            "blocked",
+        ] {
+            assert_eq!(packed[field], plain[field], "{net}: {field}");
+        }
+        let words = |j: &Value| j["state_words"].as_u64().unwrap();
+        assert!(words(&packed) <= words(&plain), "{net}");
+        shorter += usize::from(words(&packed) < words(&plain));
+    }
+    assert!(shorter >= 3, "{shorter} nets with shorter states");
 }
 
 #[test]
