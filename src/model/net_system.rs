@@ -302,12 +302,9 @@ impl<'n> NetSystem<'n> {
     pub fn new_packed(net: &'n Net) -> Self {
         match Self::narrowest_bits(net) {
             1 => {
-                let packed = Self::packed(net);
-                if packed.words < net.places.len().div_ceil(64).max(1) {
-                    packed
-                } else {
-                    Self::with_bits(net, 1)
-                }
+                let plain_words = net.places.len().div_ceil(64).max(1);
+                let packing = Self::packing(net).filter(|pk| pk.words < plain_words);
+                Self::with_layout(net, 1, packing)
             }
             bits => Self::with_bits(net, bits),
         }
@@ -345,9 +342,16 @@ impl<'n> NetSystem<'n> {
     /// the component changes them, which [`System::token_sets`] allows. Nets whose counters
     /// need more than one bit are [widened](Self::widened) into the plain layout.
     pub fn packed(net: &'n Net) -> Self {
+        let packing = Self::packing(net);
+        Self::with_layout(net, 1, packing)
+    }
+
+    /// The layout of [`packed`](Self::packed) markings, `None` when the net has no one-token
+    /// component.
+    fn packing(net: &Net) -> Option<Packing> {
         let components = components::one_token_components(net);
         if components.is_empty() {
-            return Self::with_bits(net, 1);
+            return None;
         }
         let places = net.places.len();
         let mut fields = vec![
@@ -404,17 +408,13 @@ impl<'n> NetSystem<'n> {
             }
         }
         let words = (word as usize + usize::from(used > 0)).max(1);
-        Self::with_layout(
-            net,
-            1,
-            Some(Packing {
-                fields,
-                components,
-                plain_from,
-                plain,
-                words,
-            }),
-        )
+        Some(Packing {
+            fields,
+            components,
+            plain_from,
+            plain,
+            words,
+        })
     }
 
     /// The system of `net` with `bits`-wide counters, laid out by `packing` when given (1 bit)
