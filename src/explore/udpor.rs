@@ -294,7 +294,8 @@ enum SpikeVerdict {
 }
 
 struct Frame {
-    /// The events still to add, from an alternative (`A`).
+    /// The events still to add, from an alternative (`A`); once the frame has picked its event
+    /// `e`, its child's (`A \ {e}`), and empty here.
     a: Vec<EventId>,
     stage: Stage,
     e: EventId,
@@ -1644,9 +1645,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     let e = self.pick(&candidates);
                     self.picks_scratch = candidates;
                     debug_assert!(!self.disabled.contains(e), "C and D stay disjoint");
-                    let mut rest = self.spare_lists.pop().unwrap_or_default();
-                    rest.clear();
-                    rest.extend(frame.a.iter().copied().filter(|&x| x != e));
+                    // A \ {e} goes to the child; this frame's A is not read again (what it
+                    // held is the child's A and e, in C): its list moves down, no allocation.
+                    let mut rest = std::mem::take(&mut frame.a);
+                    rest.retain(|&x| x != e);
                     frame.e = e;
                     frame.stage = Stage::AfterFirst;
                     self.push(e)?;
