@@ -190,10 +190,9 @@ pub trait System {
     /// every `r`. Instances that override it promise that its answer for `r` is changed only
     /// by transitions whose footprint touches `r` with `W` or `A` (as `r`'s part of the state
     /// is, unless a token set shares it, see [`resource_bits`](Self::resource_bits)): the
-    /// unfolding then prunes
-    /// candidate histories of `t` as soon as the events that last changed `r` are chosen,
-    /// instead of testing enabledness only once the whole history is known. The default
-    /// (always true) prunes nothing.
+    /// unfolding then prunes candidate histories of `t` as soon as the events that last
+    /// changed `r` are chosen, instead of testing enabledness only once the whole history is
+    /// known. The default (always true) prunes nothing.
     fn enabled_on(&self, _state: &[u64], _t: Transition, _r: Resource) -> bool {
         true
     }
@@ -250,14 +249,14 @@ pub trait System {
     /// state-machine component holding one token: a process's control locations). Instances
     /// that name a set promise, for every reachable state: at most one resource of the set is
     /// *marked* (so their parts of the state may be one, see
-    /// [`resource_bits`](Self::resource_bits)); a guard on a resource of the set (`enabled_on(s, t, r)` of a `t` that tests
-    /// `r`) fails where `r` is unmarked; and every transition that changes a resource of the
-    /// set (a *mover*) needs one of them marked and leaves marked one that it changes. Two
-    /// movers of a set are then never enabled together unless they are dependent, so no two
-    /// of their events are ever concurrent: the unfolding puts them on one slot, which costs
-    /// each event one cone entry instead of one per place, and after an event of a mover it
-    /// looks only at the guards on the resources that mover changed. Sets are disjoint and
-    /// sorted. The default names none.
+    /// [`resource_bits`](Self::resource_bits)); a guard on a resource of the set
+    /// (`enabled_on(s, t, r)` of a `t` that tests `r`) fails where `r` is unmarked; and every
+    /// transition that changes a resource of the set (a *mover*) needs one of them marked and
+    /// leaves marked one that it changes. Two movers of a set are then never enabled together
+    /// unless they are dependent, so no two of their events are ever concurrent: the
+    /// unfolding puts them on one slot, which costs each event one cone entry instead of one
+    /// per place, and after an event of a mover it looks only at the guards on the resources
+    /// that mover changed. Sets are disjoint and sorted. The default names none.
     fn token_sets(&self) -> Vec<Vec<Resource>> {
         Vec::new()
     }
