@@ -2544,7 +2544,12 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// (as many steps later as the store can hold events) and the event creations and store
     /// size now (see [`sample_due`](Self::sample_due)).
     fn sample_u_at(&mut self, frames: &[Frame], steps: u64) -> (u64, Option<(u64, u64)>) {
-        self.sample_u_and_g(frames);
+        // U lies in the store: with no more events stored than the peak, no walk can raise it
+        // (the n-way conflict's U is all its events from the first descent on). G's peak then
+        // waits for a later sample: before an eviction, or the last one, after the run.
+        if self.store.live() as u64 > self.stats.peak_u {
+            self.sample_u_and_g(frames);
+        }
         let held = self.store.id_bound() as u64;
         (steps + held, Some((self.stats.event_creations, held)))
     }
