@@ -13,6 +13,8 @@
 //! producers of a place of a non-safe net are independent) leaves the state of some history to
 //! no single event: such systems get no parts, and the store fires histories instead.
 
+use smallvec::SmallVec;
+
 use super::slots::{Slot, SlotMap};
 use crate::rows::Rows;
 use crate::system::{Access, Resource, System};
@@ -53,7 +55,8 @@ impl SlotParts {
         struct Part {
             word: u32,
             mask: u64,
-            slots: Vec<Slot>,
+            // (A transition has few slots: no allocation per part.)
+            slots: SmallVec<[Slot; 4]>,
             next: u32,
         }
         const NO_PART: u32 = u32::MAX;
@@ -77,7 +80,7 @@ impl SlotParts {
                     found.push(Part {
                         word: word as u32,
                         mask,
-                        slots: slots.of(first).to_vec(),
+                        slots: SmallVec::from_slice(slots.of(first)),
                         next: first_in_word[word],
                     });
                     first_in_word[word] = found.len() as u32 - 1;
