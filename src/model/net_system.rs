@@ -879,10 +879,10 @@ impl System for NetSystem<'_> {
                 }
             }
         };
-        // The marked places: those whose bit is set from `from` on (place `at(bit)`), and
-        // those whose component's field names them.
-        let (from, at): (usize, &dyn Fn(usize) -> usize) = match &self.packing {
-            None => (0, &|b| b),
+        // The marked places: those whose bit is set from `from` on (bit `b` is place `b`, or
+        // `plain[b - from]` when packed), and those whose component's field names them.
+        let (from, plain): (usize, Option<&[PlaceIdx]>) = match &self.packing {
+            None => (0, None),
             Some(pk) => {
                 for set in &pk.components {
                     let f = pk.fields[set[0] as usize];
@@ -891,7 +891,7 @@ impl System for NetSystem<'_> {
                         visit(set[code as usize - 1] as usize);
                     }
                 }
-                (pk.plain_from, &|b| pk.plain[b - pk.plain_from] as usize)
+                (pk.plain_from, Some(&pk.plain))
             }
         };
         for (w, &word) in state.iter().enumerate().skip(from / 64) {
@@ -903,7 +903,7 @@ impl System for NetSystem<'_> {
             while bits != 0 {
                 let b = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                visit(at(b));
+                visit(plain.map_or(b, |places| places[b - from] as usize));
             }
         }
         out[first..].sort_unstable();
