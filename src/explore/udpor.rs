@@ -2034,6 +2034,25 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// dependents are not, and are dropped without this function's setup.
     #[inline(never)]
     fn extensions_through(&mut self, t: Transition, e: EventId) -> Result<(), Overflow> {
+        let k = self.store.slots().of(t).len();
+        if (0..k).all(|i| self.on_e[self.store.slots().of(t)[i] as usize]) {
+            // Every slot of t is one of e's: the one history is [e]'s last events there, and
+            // there is nothing to search (a sequential process's next step, a token's next
+            // move).
+            if self.stats.stopped.is_some() {
+                return Ok(());
+            }
+            let mut xs = std::mem::take(&mut self.search_scratch.xs);
+            xs.clear();
+            for i in 0..k {
+                let s = self.store.slots().of(t)[i];
+                let at = self.e_cone_at(e, s);
+                xs.push(at);
+            }
+            let result = self.add_candidate(t, e, &xs);
+            self.search_scratch.xs = xs;
+            return result;
+        }
         // Scratch room, taken and given back: this runs for every transition sharing a slot
         // with every event added to C.
         let mut scratch = std::mem::take(&mut self.search_scratch);

@@ -27,6 +27,7 @@
 
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use super::cone::{ConeForest, ConeLayout, Deeper, EMPTY, FLAT_MAX};
 use super::parts::{SlotParts, TransitionWords};
@@ -181,10 +182,11 @@ struct WideChildren {
 #[derive(Clone, Debug)]
 pub struct ChildGroup {
     label: Transition,
-    /// One allocation: the number `k` of columns, the `k` slot indexes (in the label's slots)
-    /// they are for, increasing, then one row of `1 + k` words per child, in the order of the
-    /// positions: its position, then its parents' nodes on those slots.
-    data: Vec<u32>,
+    /// The number `k` of columns, the `k` slot indexes (in the label's slots) they are for,
+    /// increasing, then one row of `1 + k` words per child, in the order of the positions:
+    /// its position, then its parents' nodes on those slots. Inline while it is short: most
+    /// labels have one child at a node (an n-way conflict's n siblings make n groups).
+    data: SmallVec<[u32; 4]>,
     /// In large groups, the rows sorted by one column: a scan for the siblings with one
     /// parent there reads those alone instead of every row (most differ).
     index: Option<Box<ColumnIndex>>,
@@ -206,8 +208,7 @@ const INDEX_AT: usize = 64;
 
 impl ChildGroup {
     fn new(label: Transition) -> Self {
-        // Room for the header and a first child's row, which comes at once.
-        let mut data = Vec::with_capacity(4);
+        let mut data = SmallVec::new();
         data.push(0);
         ChildGroup {
             label,
@@ -286,7 +287,7 @@ impl ChildGroup {
         // The columns stay sorted by slot index: the new one goes in at `at` in every row.
         let at = columns.partition_point(|&k| (k as usize) < j);
         debug_assert!(columns.get(at) != Some(&(j as u32)), "column {j} exists");
-        let mut data = Vec::with_capacity(self.data.len() + 1 + len);
+        let mut data = SmallVec::with_capacity(self.data.len() + 1 + len);
         data.push(self.data[0] + 1);
         data.extend_from_slice(&columns[..at]);
         data.push(j as u32);
@@ -399,6 +400,8 @@ impl ChildGroup {
     }
 
     fn bytes(&self) -> usize {
+        // (Rows inline are counted as if they were not: an upper bound, kept in step by the
+        // callers' increments.)
         32 + 8 * self.data.len()
             + self
                 .index
