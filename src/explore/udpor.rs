@@ -480,7 +480,7 @@ struct Explorer<'s, S: System + ?Sized> {
     spare_lists: Vec<Vec<EventId>>,
     state_scratch: Vec<u64>,
     log_preds_scratch: Vec<LogId>,
-    search_scratch: SearchScratch,
+    search_scratch: Option<Box<SearchScratch>>,
     /// Bytes held by the state table `least`.
     least_bytes: u64,
     /// For pictures: immediate conflicts are recorded (also of evicted events) while there
@@ -1273,7 +1273,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             spare_lists: Vec::new(),
             state_scratch: Vec::new(),
             log_preds_scratch: Vec::new(),
-            search_scratch: SearchScratch::default(),
+            search_scratch: Some(Box::default()),
             least_bytes: 0,
             record_conflicts: None,
             first_descent: true,
@@ -2042,20 +2042,21 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             if self.stats.stopped.is_some() {
                 return Ok(());
             }
-            let mut xs = std::mem::take(&mut self.search_scratch.xs);
+            let mut scratch = self.search_scratch.take().unwrap_or_default();
+            let xs = &mut scratch.xs;
             xs.clear();
             for i in 0..k {
                 let s = self.store.slots().of(t)[i];
                 let at = self.e_cone_at(e, s);
                 xs.push(at);
             }
-            let result = self.add_candidate(t, e, &xs);
-            self.search_scratch.xs = xs;
+            let result = self.add_candidate(t, e, xs);
+            self.search_scratch = Some(scratch);
             return result;
         }
         // Scratch room, taken and given back: this runs for every transition sharing a slot
-        // with every event added to C.
-        let mut scratch = std::mem::take(&mut self.search_scratch);
+        // with every event added to C. (Boxed: taking it moves a pointer, not ten vectors.)
+        let mut scratch = self.search_scratch.take().unwrap_or_default();
         let SearchScratch {
             slots,
             xs,
@@ -2067,7 +2068,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             run_of,
             rest,
             lowered,
-        } = &mut scratch;
+        } = &mut *scratch;
         slots.clear();
         slots.extend_from_slice(self.store.slots().of(t));
         guards.clear();
@@ -2136,7 +2137,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         *merged = search.merged;
         *rest = search.rest;
         *lowered = search.lowered;
-        self.search_scratch = scratch;
+        self.search_scratch = Some(scratch);
         result
     }
 
