@@ -163,8 +163,9 @@ fn populate(p: *mut u8, from: usize, to: usize) {
             p as usize / page * page,
             (p as usize + to).div_ceil(page) * page,
         );
-        // SAFETY: the ranges lie inside the allocation just made (its pages, rounded out to
-        // page boundaries, are the allocator's mapping or heap); the calls change no contents.
+        // SAFETY: the populated range lies inside the allocation just made; the marked one is
+        // the allocation rounded out to whole pages, which belong to the allocator's mapping or
+        // heap. Neither call changes any contents.
         unsafe {
             if block_end - block >= HUGE_PAGE {
                 libc::madvise(
