@@ -1180,14 +1180,17 @@ pub fn explore_with_events<S: System + ?Sized>(
 
 impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn new(sys: &'s S, opts: UdporOptions) -> Self {
-        let store = EventStore::with_options(sys, opts.cones, opts.history_states, opts.slots);
+        // (Read by the history parts of the store and by the guards decided by one slot.)
+        let changers = crate::unfolding::parts::changers(sys);
+        let store =
+            EventStore::with_options(sys, opts.cones, opts.history_states, opts.slots, &changers);
         let n = sys.transition_count();
         let slots = store.slots();
         // By slot, its members in increasing order.
         let members = Rows::group(slots.count(), || {
             (0..n as Transition).flat_map(|t| slots.of(t).iter().map(move |&s| (s as usize, t)))
         });
-        let guards = Self::single_slot_guards(sys, slots);
+        let guards = Self::single_slot_guards(sys, slots, &changers);
         let dependents = Dependents::new(
             sys,
             slots,
@@ -1304,18 +1307,14 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
 
     /// For every transition `t` and resource `r` that `t` tests, the slot of `t` (if any) that
     /// holds every transition changing `r`: the last event of a history on that slot fixes
-    /// `r`'s value after the history.
-    fn single_slot_guards(sys: &S, slots: &crate::unfolding::slots::SlotMap) -> Rows<Guard> {
+    /// `r`'s value after the history. `changers` are the transitions changing each resource
+    /// ([`changers`](crate::unfolding::parts::changers)).
+    fn single_slot_guards(
+        sys: &S,
+        slots: &crate::unfolding::slots::SlotMap,
+        changers: &Rows<Transition>,
+    ) -> Rows<Guard> {
         let n = sys.transition_count();
-        let changes = |a: Access| a.contains(Access::WRITE) || a.contains(Access::ADD);
-        let changers = Rows::group(sys.resource_count(), || {
-            (0..n as Transition).flat_map(|t| {
-                sys.footprint(t)
-                    .iter()
-                    .filter(|touch| changes(touch.access))
-                    .map(move |touch| (touch.resource as usize, t))
-            })
-        });
         // Per resource, once: the slots that hold all its changers (`Every` slot for a
         // resource nothing changes). Deciding this per reader instead costs O(n²) on a
         // resource with n changers and n readers.

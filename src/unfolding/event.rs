@@ -30,10 +30,11 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::cone::{ConeForest, ConeLayout, Deeper, EMPTY, FLAT_MAX};
-use super::parts::{SlotParts, TransitionWords};
+use super::parts::{SlotParts, TransitionWords, changers};
 use super::slots::{Slot, SlotCover, SlotMap};
 use super::states::{StateBlocks, WHOLE_WORDS};
 use super::{grow, short_hash, table_hash};
+use crate::rows::Rows;
 use crate::system::{Overflow, System, Transition};
 
 /// Dense id of an event; [`BOTTOM`] is the virtual initial event ⊥.
@@ -752,16 +753,19 @@ impl EventStore {
             ConeLayout::Auto,
             HistoryStates::Auto,
             SlotCover::TokenSets,
+            &changers(sys),
         )
     }
 
     /// [`new`](Self::new), with cones laid out as `layout` says, states of histories
-    /// computed as `history` says and slots made as `cover` says.
+    /// computed as `history` says and slots made as `cover` says; `changers` are those of
+    /// [`changers`](super::parts::changers) (the caller may need them too).
     pub fn with_options<S: System + ?Sized>(
         sys: &S,
         layout: ConeLayout,
         history: HistoryStates,
         cover: SlotCover,
+        changers: &Rows<u32>,
     ) -> Self {
         let slots = SlotMap::with_cover(sys, cover);
         let n = slots.count();
@@ -797,7 +801,7 @@ impl EventStore {
             parts: if history == HistoryStates::Fire {
                 None
             } else {
-                SlotParts::new(sys, &slots)
+                SlotParts::with_changers(sys, &slots, changers)
             },
             // (Read only by sparse builds, of states wider than those kept whole.)
             words_of: if history == HistoryStates::Fire || words <= WHOLE_WORDS {

@@ -19,6 +19,20 @@ use super::slots::{Slot, SlotMap};
 use crate::rows::Rows;
 use crate::system::{Access, Resource, System};
 
+/// By resource, the transitions that change it (their accesses write or add), in increasing
+/// order: exactly the accesses that conflict with a read. A transition naming a resource twice
+/// is listed twice.
+pub fn changers<S: System + ?Sized>(sys: &S) -> Rows<u32> {
+    Rows::group(sys.resource_count(), || {
+        (0..sys.transition_count() as u32).flat_map(|t| {
+            sys.footprint(t)
+                .iter()
+                .filter(|touch| touch.access.conflicts_with(Access::READ))
+                .map(move |touch| (touch.resource as usize, t))
+        })
+    })
+}
+
 /// For every slot, the `(word, mask)` pairs of the state bits it decides (disjoint between
 /// slots; bits no slot decides never change).
 ///
@@ -40,15 +54,15 @@ impl SlotParts {
     /// The parts of the slots of `sys`, or `None` when some resource's part is not decided by
     /// one slot (or the system does not say where its resources lie).
     pub fn new<S: System + ?Sized>(sys: &S, slots: &SlotMap) -> Option<Self> {
-        // Exactly the accesses with W or A conflict with a read.
-        let changers = Rows::group(sys.resource_count(), || {
-            (0..sys.transition_count() as u32).flat_map(|t| {
-                sys.footprint(t)
-                    .iter()
-                    .filter(|touch| touch.access.conflicts_with(Access::READ))
-                    .map(move |touch| (touch.resource as usize, t))
-            })
-        });
+        Self::with_changers(sys, slots, &changers(sys))
+    }
+
+    /// [`new`](Self::new), given the [`changers`] of `sys`' resources.
+    pub fn with_changers<S: System + ?Sized>(
+        sys: &S,
+        slots: &SlotMap,
+        changers: &Rows<u32>,
+    ) -> Option<Self> {
         // The parts of the state: bits of one resource, or of several resources of a token
         // set that share them (`System::token_sets`); each with the slots that every changer of
         // its resources is on, narrowed resource by resource, and the next part in its word.
