@@ -312,6 +312,17 @@ impl SlotMap {
         drop(movers);
         let (mut readers, mut adders, mut strong) = (Vec::new(), Vec::new(), Vec::new());
         for r in 0..resources {
+            // A clique of movers of the set holding `r` lies in the set's token slot: when
+            // every transition touching `r` is one, none of `r`'s cliques is a candidate (a
+            // chain of a million places has a million such resources).
+            let set = set_of.get(r).copied().unwrap_or(u32::MAX);
+            if set != u32::MAX
+                && by_kind.items()[by_kind.range(3 * r).start..by_kind.range(3 * r + 2).end]
+                    .iter()
+                    .all(|&t| mover_of[t as usize] == set)
+            {
+                continue;
+            }
             let of_kind = |k: usize, out: &mut Vec<Transition>| {
                 out.clear();
                 out.extend_from_slice(by_kind.row(3 * r + k));
@@ -324,10 +335,7 @@ impl SlotMap {
             if readers.is_empty() && adders.is_empty() && strong.is_empty() {
                 continue;
             }
-            // A clique of movers of the set holding `r` lies in the set's token slot: it
-            // would be dropped below as covered, after a sort of every candidate (a chain of
-            // a million places has a million such cliques).
-            let set = set_of.get(r).copied().unwrap_or(u32::MAX);
+            // (The same holds of each clique alone, where only some touching `r` are movers.)
             let mut push = |extra: &[Transition]| {
                 row.clear();
                 push_clique(&mut row, extra, &strong);
