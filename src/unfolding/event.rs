@@ -173,6 +173,9 @@ struct WideChildren {
     indexed: u32,
     /// Each label's group in `groups` (a node may have children of thousands of labels).
     group_of: FxHashMap<Transition, u32>,
+    /// Below this many children the node is not grouped by label: its children had mostly
+    /// labels of their own (see [`WideChildren::index_labels`]).
+    ungrouped_below: u32,
 }
 
 /// The children of one label among a node's many (see [`EventStore::index_children`]): their
@@ -206,6 +209,10 @@ struct ColumnIndex {
 
 /// Children a group must have before a scan indexes it by a column.
 const INDEX_AT: usize = 64;
+
+/// Children indexed by label before a node whose children have mostly labels of their own
+/// gives the grouping up (see [`WideChildren::index_labels`]).
+const DIVERSE_AT: u32 = 64;
 
 impl ChildGroup {
     fn new(label: Transition) -> Self {
@@ -434,12 +441,17 @@ impl WideChildren {
 
     /// Brings the groups by label up to date, `label` giving the children's labels and
     /// `parent(c, j)` the node of child `c`'s parent on its label's `j`-th slot (for the
-    /// columns of the groups); returns the bytes this took.
+    /// columns of the groups); returns the bytes this took and the bytes counted before
+    /// that it gave back. `labels` bounds the labels the children may have.
     fn index_labels(
         &mut self,
+        labels: usize,
         label: impl Fn(EventId) -> Transition,
         parent: impl Fn(EventId, usize) -> u32,
-    ) -> usize {
+    ) -> (usize, usize) {
+        if self.count < self.ungrouped_below {
+            return (0, 0);
+        }
         let mut bytes = 0;
         for at in self.indexed..self.all.len() as u32 {
             let c = self.all[at as usize];
@@ -447,24 +459,44 @@ impl WideChildren {
             // Labels mostly come in runs: the last group is looked at first.
             let g = match self.groups.last() {
                 Some(group) if group.label == label => self.groups.len() - 1,
-                _ => *self.group_of.entry(label).or_insert_with(|| {
-                    self.groups.push(ChildGroup::new(label));
-                    bytes += 40;
-                    self.groups.len() as u32 - 1
-                }) as usize,
+                _ => {
+                    // Groups of about one child each cost more to make and to scan than
+                    // the children one by one (an n-way conflict's n siblings): given up
+                    // until the node has twice as many children. (Not where the labels are
+                    // too few for that: a node's first children often have labels of their
+                    // own, the later ones repeat them.)
+                    if at >= DIVERSE_AT
+                        && 2 * self.groups.len() as u32 > at
+                        && 2 * labels > self.count as usize
+                    {
+                        // (The groups' bytes include those of this call, not yet counted.)
+                        let held: usize = self.groups.iter().map(ChildGroup::bytes).sum();
+                        self.groups = Vec::new();
+                        self.group_of = FxHashMap::default();
+                        self.indexed = 0;
+                        self.ungrouped_below = 2 * self.count;
+                        return (0, held - bytes);
+                    }
+                    *self.group_of.entry(label).or_insert_with(|| {
+                        self.groups.push(ChildGroup::new(label));
+                        bytes += 40;
+                        self.groups.len() as u32 - 1
+                    }) as usize
+                }
             };
             let group = &mut self.groups[g];
             group.push(at, |j| parent(c, j));
             bytes += 8 * group.stride();
         }
         self.indexed = self.all.len() as u32;
-        bytes
+        (bytes, 0)
     }
 
-    /// Whether the children from position `from` on are fewer than the labels: a scan then
-    /// reads them one by one instead of by label.
+    /// Whether the children from position `from` on are fewer than the labels, or not
+    /// grouped: a scan then reads them one by one instead of by label.
     fn one_by_one(&self, from: u32) -> bool {
-        self.all.len() - (from as usize).min(self.all.len()) < self.groups.len()
+        self.count < self.ungrouped_below
+            || self.all.len() - (from as usize).min(self.all.len()) < self.groups.len()
     }
 
     /// Takes the child `c` out; the positions after it move down by one.
@@ -1282,7 +1314,16 @@ impl EventStore {
         }
         let parent =
             |c: EventId, j: usize| nodes[events[c as usize].node_start as usize + j].parent_node;
-        let mut bytes = array.index_labels(|c| events[c as usize].label, parent);
+        // The children's labels are transitions of the node's slot.
+        let slot = if node < self.slots.count() {
+            node as Slot
+        } else {
+            let e = &events[nodes[node].event as usize];
+            self.slots.of(e.label)[node - e.node_start as usize]
+        };
+        let labels = self.slots.member_count(slot);
+        let (mut bytes, freed) = array.index_labels(labels, |c| events[c as usize].label, parent);
+        self.wide_bytes -= freed;
         if !array.one_by_one(from) {
             for group in &mut array.groups {
                 if group.rows_from(from).len() == 0 {
@@ -1313,9 +1354,10 @@ impl EventStore {
     /// The children of the node `node` added after the one `cursor` names (see
     /// [`parent_node_on_kth`](Self::parent_node_on_kth) and
     /// [`children_after`](Self::children_after)): grouped by label where the node keeps
-    /// them in arrays and they are at least as many as the labels, so that a scan for some
-    /// labels skips the others whole (as far as [`index_children`](Self::index_children)
-    /// grouped them: the scan must call it first).
+    /// them in arrays, has not given the grouping up (children with mostly labels of their
+    /// own) and they are at least as many as the labels, so that a scan for some labels
+    /// skips the others whole (as far as [`index_children`](Self::index_children) grouped
+    /// them: the scan must call it first).
     pub fn labeled_children_of_node_after(
         &self,
         node: usize,
@@ -2260,6 +2302,50 @@ mod tests {
             ids[t] = Some(store.insert(tt, &preds, &parents(&store, tt), 0, &after));
         }
         check(&store, &ids);
+    }
+
+    /// Children with labels of their own are not grouped by label, unless the labels they may
+    /// have are too few; grouping is tried again once the children have doubled, and the
+    /// bytes counted follow the groups made and given up.
+    #[test]
+    fn children_of_distinct_labels_are_not_grouped() {
+        let label = |c: EventId| if c < 100 { c } else { 7 };
+        let parent = |_: EventId, _: usize| 0;
+        let mut array = WideChildren::default();
+        let mut counted = 0;
+        let add = |array: &mut WideChildren, cs: std::ops::Range<EventId>| {
+            if array.listed {
+                cs.map(|c| array.push(c)).sum()
+            } else {
+                array.count += cs.len() as u32;
+                array.list(cs)
+            }
+        };
+        counted += add(&mut array, 0..100);
+        let (made, freed) = array.index_labels(1000, label, parent);
+        counted = counted + made - freed;
+        assert!(array.groups.is_empty() && array.one_by_one(0), "given up");
+        assert_eq!(array.ungrouped_below, 200);
+        assert_eq!(counted, array.bytes());
+        // Not tried again before the children double.
+        counted += add(&mut array, 100..150);
+        assert_eq!(array.index_labels(1000, label, parent), (0, 0));
+        assert!(array.one_by_one(0));
+        // With 200 children, 100 labels are few enough: grouped, the last hundred as one.
+        counted += add(&mut array, 150..200);
+        let (made, freed) = array.index_labels(100, label, parent);
+        counted = counted + made - freed;
+        assert_eq!(counted, array.bytes());
+        assert_eq!(array.groups.len(), 100);
+        assert_eq!(array.groups[7].len(), 101);
+        assert!(!array.one_by_one(0) && array.one_by_one(150));
+        // Labels given as many as the children: given up again (the first ones decide).
+        let mut wide = WideChildren::default();
+        counted = add(&mut wide, 0..200);
+        let (made, freed) = wide.index_labels(200, label, parent);
+        counted = counted + made - freed;
+        assert!(wide.groups.is_empty() && wide.one_by_one(0));
+        assert_eq!(counted, wide.bytes());
     }
 
     /// A group's index passes the same rows as a plain scan, for every start and value,

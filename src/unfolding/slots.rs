@@ -54,6 +54,8 @@ pub struct SlotMap {
     /// By resource: the token slot of its set ([`NO_SLOT`] for none; empty when the system
     /// has no token sets).
     token_of: Vec<Slot>,
+    /// By slot: how many transitions it holds.
+    members: Vec<u32>,
 }
 
 /// No slot.
@@ -495,18 +497,27 @@ impl SlotMap {
             .iter()
             .map(|&k| slot_of_set.get(k as usize).copied().unwrap_or(NO_SLOT))
             .collect();
+        let mut members = vec![0; origins.len()];
+        groups_of.iter().for_each(|&s| members[s as usize] += 1);
         SlotMap {
             count: origins.len(),
             offsets: starts,
             slots: groups_of,
             token,
             token_of,
+            members,
         }
     }
 
     /// Number of slots.
     pub fn count(&self) -> usize {
         self.count
+    }
+
+    /// How many transitions slot `s` holds: a bound on the labels of the children of an
+    /// event on `s`.
+    pub fn member_count(&self, s: Slot) -> usize {
+        self.members[s as usize] as usize
     }
 
     /// Number of token slots.
