@@ -825,12 +825,13 @@ impl Dependents {
         let mut index = vec![u32::MAX; n];
         let mut union: Vec<Transition> = Vec::new();
         for t in 0..n as Transition {
-            if self.is_listed[t as usize] {
+            let mine = slots.of(t);
+            // On one slot, every dependent is read once: bitsets never pay.
+            if self.is_listed[t as usize] || (mine.len() <= 1 && repeats_wanted > 1) {
                 self.bits_at.push(NO_BITS);
                 self.union.push_row([]);
                 continue;
             }
-            let mine = slots.of(t);
             union.clear();
             let rows = || mine.iter().map(|&s| self.members.row(s as usize).len());
             let (reads, widest) = (rows().sum::<usize>(), rows().max().unwrap_or(0));
