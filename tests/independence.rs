@@ -10,7 +10,7 @@ use unfold::explore::limits::Limits;
 use unfold::explore::reach::explore;
 use unfold::model::net::{ArcKind, Net, NetBuilder};
 use unfold::model::net_system::NetSystem;
-use unfold::system::{System, Transition};
+use unfold::system::{Access, System, Transition};
 use unfold::unfolding::parts::{SlotParts, TransitionWords};
 use unfold::unfolding::slots::{SlotCover, SlotMap};
 
@@ -125,6 +125,30 @@ fn design_cases() {
 }
 
 /// Checks the cover property of `slots` against `sys.dependent`, pair by pair.
+/// The changers [`SlotMap::with_cover_and_changers`] gives with its slots: for each resource,
+/// every transition whose footprint changes it (any access but a pure read), in order.
+fn assert_changers<S: System>(sys: &S, cover: SlotCover) -> Result<(), TestCaseError> {
+    let (slots, changers) = SlotMap::with_cover_and_changers(sys, cover);
+    prop_assert_eq!(slots.count(), SlotMap::with_cover(sys, cover).count());
+    prop_assert_eq!(changers.len(), sys.resource_count());
+    for r in 0..sys.resource_count() {
+        let want: Vec<Transition> = (0..sys.transition_count() as Transition)
+            .flat_map(|t| {
+                sys.footprint(t)
+                    .iter()
+                    .filter(move |touch| {
+                        touch.resource as usize == r
+                            && !touch.access.is_empty()
+                            && touch.access != Access::READ
+                    })
+                    .map(move |_| t)
+            })
+            .collect();
+        prop_assert_eq!(changers.row(r), &want[..], "resource {}", r);
+    }
+    Ok(())
+}
+
 fn assert_cover<S: System>(sys: &S, slots: &SlotMap) -> Result<(), TestCaseError> {
     assert_cover_with(sys, slots, |_, _| false)
 }
@@ -189,6 +213,7 @@ proptest! {
     ) {
         let sys = NetSystem::with_bits(&net, bits);
         assert_cover(&sys, &SlotMap::with_cover(&sys, SlotCover::Resources))?;
+        assert_changers(&sys, SlotCover::Resources)?;
     }
 
     /// The token sets a net names hold at most one token at every reachable marking, every
@@ -218,6 +243,7 @@ proptest! {
             of
         };
         let slots = SlotMap::with_cover(&sys, SlotCover::TokenSets);
+        assert_changers(&sys, SlotCover::TokenSets)?;
         assert_cover_with(&sys, &slots, |a, b| {
             movers(a).iter().any(|k| movers(b).contains(k))
         })?;

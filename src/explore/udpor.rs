@@ -62,7 +62,7 @@ use crate::unfolding::event::{
 };
 use crate::unfolding::log::{EventLog, LogId};
 use crate::unfolding::order::{DiffRoom, Order, cmp_logged_equal_size};
-use crate::unfolding::slots::{Slot, SlotCover};
+use crate::unfolding::slots::{Slot, SlotCover, SlotMap};
 use crate::unfolding::states::{Known, StateSet, WHOLE_WORDS, state_hash, word_hash};
 
 /// How `Explore` picks the next event among the candidates.
@@ -636,7 +636,7 @@ impl Dependents {
 
     fn new<S: System + ?Sized>(
         sys: &S,
-        slots: &crate::unfolding::slots::SlotMap,
+        slots: &SlotMap,
         members: &Rows<Transition>,
         guards: &Rows<Guard>,
         listed: usize,
@@ -812,7 +812,7 @@ impl Dependents {
     /// The bitsets of the transitions with no list, as `mode` says. `Auto` keeps them while
     /// they fit in [`Self::BITSET_WORDS`] words and their members, read slot by slot, in twice
     /// as many reads (`n` transitions on one slot would otherwise cost n² reads here).
-    fn build_bitsets(&mut self, slots: &crate::unfolding::slots::SlotMap, mode: ClassBitsets) {
+    fn build_bitsets(&mut self, slots: &SlotMap, mode: ClassBitsets) {
         let n = self.is_listed.len();
         let (budget, repeats_wanted) = match mode {
             ClassBitsets::Auto => (Self::BITSET_WORDS, REPEATS_FOR_BITSETS),
@@ -1182,9 +1182,8 @@ pub fn explore_with_events<S: System + ?Sized>(
 impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn new(sys: &'s S, opts: UdporOptions) -> Self {
         // (Read by the history parts of the store and by the guards decided by one slot.)
-        let changers = crate::unfolding::parts::changers(sys);
-        let store =
-            EventStore::with_options(sys, opts.cones, opts.history_states, opts.slots, &changers);
+        let (slots, changers) = SlotMap::with_cover_and_changers(sys, opts.slots);
+        let store = EventStore::with_slots(sys, opts.cones, opts.history_states, slots, &changers);
         let n = sys.transition_count();
         let slots = store.slots();
         // By slot, its members in increasing order.
@@ -1310,11 +1309,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// holds every transition changing `r`: the last event of a history on that slot fixes
     /// `r`'s value after the history. `changers` are the transitions changing each resource
     /// ([`changers`](crate::unfolding::parts::changers)).
-    fn single_slot_guards(
-        sys: &S,
-        slots: &crate::unfolding::slots::SlotMap,
-        changers: &Rows<Transition>,
-    ) -> Rows<Guard> {
+    fn single_slot_guards(sys: &S, slots: &SlotMap, changers: &Rows<Transition>) -> Rows<Guard> {
         let n = sys.transition_count();
         // Per resource, once: the slots that hold all its changers (`Every` slot for a
         // resource nothing changes). Deciding this per reader instead costs O(n²) on a

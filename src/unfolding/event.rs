@@ -30,7 +30,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::cone::{ConeForest, ConeLayout, Deeper, EMPTY, FLAT_MAX};
-use super::parts::{SlotParts, TransitionWords, changers};
+use super::parts::{SlotParts, TransitionWords};
 use super::slots::{Slot, SlotCover, SlotMap};
 use super::states::{StateBlocks, WHOLE_WORDS};
 use super::{grow, short_hash, table_hash};
@@ -785,21 +785,30 @@ impl EventStore {
             ConeLayout::Auto,
             HistoryStates::Auto,
             SlotCover::TokenSets,
-            &changers(sys),
         )
     }
 
     /// [`new`](Self::new), with cones laid out as `layout` says, states of histories
-    /// computed as `history` says and slots made as `cover` says; `changers` are those of
-    /// [`changers`](super::parts::changers) (the caller may need them too).
+    /// computed as `history` says and slots made as `cover` says.
     pub fn with_options<S: System + ?Sized>(
         sys: &S,
         layout: ConeLayout,
         history: HistoryStates,
         cover: SlotCover,
+    ) -> Self {
+        let (slots, changers) = SlotMap::with_cover_and_changers(sys, cover);
+        Self::with_slots(sys, layout, history, slots, &changers)
+    }
+
+    /// [`with_options`](Self::with_options), on the slots `slots` (of
+    /// [`SlotMap::with_cover_and_changers`], with the `changers` it gave).
+    pub fn with_slots<S: System + ?Sized>(
+        sys: &S,
+        layout: ConeLayout,
+        history: HistoryStates,
+        slots: SlotMap,
         changers: &Rows<u32>,
     ) -> Self {
-        let slots = SlotMap::with_cover(sys, cover);
         let n = slots.count();
         let words = sys.state_words();
         let mut initial = vec![0; words];

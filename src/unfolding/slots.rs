@@ -207,6 +207,16 @@ impl SlotMap {
     /// every clique of the set's resources made of movers only (a chain of `n` places is then
     /// one slot instead of `n`).
     pub fn with_cover<S: System + ?Sized>(sys: &S, cover: SlotCover) -> Self {
+        Self::with_cover_and_changers(sys, cover).0
+    }
+
+    /// [`with_cover`](Self::with_cover), and the transitions changing each resource, in
+    /// increasing order, as [`changers`](super::parts::changers) lists them: read off the
+    /// accesses grouped here anyway (grouping them again cost as much as this on large nets).
+    pub fn with_cover_and_changers<S: System + ?Sized>(
+        sys: &S,
+        cover: SlotCover,
+    ) -> (Self, Rows<Transition>) {
         let n = sys.transition_count();
         // Each resource's pure readers (kind 0), pure adders (1) and the others (2), each in
         // the order of transitions: one row per (resource, kind), filled by counting (a sort
@@ -358,6 +368,28 @@ impl SlotMap {
                 }
             }
         }
+        // A changer's access is not a pure read: a pure adder (kind 1) or another (kind 2).
+        let mut changers: Rows<Transition> = Rows::with_capacity(
+            resources,
+            by_kind.items().len()
+                - (0..resources)
+                    .map(|r| by_kind.row(3 * r).len())
+                    .sum::<usize>(),
+        );
+        for r in 0..resources {
+            let (mut adders, mut others) = (by_kind.row(3 * r + 1), by_kind.row(3 * r + 2));
+            while let (Some(&a), Some(&o)) = (adders.first(), others.first()) {
+                if a <= o {
+                    changers.push(a);
+                    adders = &adders[1..];
+                } else {
+                    changers.push(o);
+                    others = &others[1..];
+                }
+            }
+            adders.iter().chain(others).for_each(|&t| changers.push(t));
+            changers.end_row();
+        }
         drop(by_kind);
         // A slot whose members all lie in another slot adds no pair: drop it. Sorting by size,
         // largest first, lets each slot be checked against the ones kept so far; equal slots
@@ -499,14 +531,15 @@ impl SlotMap {
             .collect();
         let mut members = vec![0; origins.len()];
         groups_of.iter().for_each(|&s| members[s as usize] += 1);
-        SlotMap {
+        let slots = SlotMap {
             count: origins.len(),
             offsets: starts,
             slots: groups_of,
             token,
             token_of,
             members,
-        }
+        };
+        (slots, changers)
     }
 
     /// Number of slots.
