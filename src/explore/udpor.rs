@@ -455,7 +455,8 @@ struct Explorer<'s, S: System + ?Sized> {
     diff_room: DiffRoom,
     /// For each cutoff, the event it was cut against (⊥ for the initial state), by log id.
     corresponding: FxHashMap<LogId, LogId>,
-    /// Events of the first deadlocking configurations (for pictures), by log id.
+    /// Events of the first deadlocking configurations, by log id: for pictures only (when
+    /// `record_conflicts` is set).
     deadlock_events: FxHashSet<LogId>,
     /// Every distinct event built, with its cutoff verdict.
     log: EventLog,
@@ -1772,7 +1773,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         };
         if new {
             self.stats.deadlocks += 1;
-            if self.deadlock_events.len() < 256 {
+            // (Only pictures show them.)
+            if self.record_conflicts.is_some() && self.deadlock_events.len() < 256 {
                 let lids: Vec<LogId> = self.c.iter().map(|&e| self.log_id[e as usize]).collect();
                 self.deadlock_events.extend(lids);
             }
