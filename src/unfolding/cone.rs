@@ -288,6 +288,20 @@ impl ConeForest {
             // input's paths down to the own entries are copied and the rest shared.
             let b = stack.first().copied().unwrap_or(EMPTY);
             self.copy_paths(b, self.height - 1, 0, own)
+        } else if stack.len() <= 1 {
+            // The same, flat: the input's block with the own entries on top (no merge).
+            let mut leaf = std::mem::take(&mut self.leaf);
+            leaf.clear();
+            match stack.first() {
+                Some(&b) => leaf.extend_from_slice(self.block(b)),
+                None => leaf.extend(0..self.width as u32),
+            }
+            for &(s, node) in own {
+                leaf[s as usize] = node;
+            }
+            let b = self.alloc(&leaf);
+            self.leaf = leaf;
+            b
         } else {
             self.build_at(&mut stack, 0, self.height - 1, 0, own, &deeper)
         };
