@@ -111,10 +111,17 @@ impl SlotParts {
                     k as usize
                 };
                 let part = &mut found[k];
-                part.slots
-                    .retain(|s| ts.iter().all(|&t| slots.of(t).binary_search(s).is_ok()));
-                if part.slots.is_empty() {
-                    return None;
+                let holds_all = |s: &Slot| ts.iter().all(|&t| slots.of(t).binary_search(s).is_ok());
+                // (Mostly one slot: a token set's field, shared by all its places.)
+                if let [s] = part.slots[..] {
+                    if !holds_all(&s) {
+                        return None;
+                    }
+                } else {
+                    part.slots.retain(|s| holds_all(s));
+                    if part.slots.is_empty() {
+                        return None;
+                    }
                 }
             }
         }
