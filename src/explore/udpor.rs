@@ -1324,20 +1324,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let mut holding = vec![Holding::Unknown; sys.resource_count()];
         let mut pool: Vec<Slot> = Vec::new();
         let mut common: Vec<Slot> = Vec::new();
-        // At most one guard per test: the table is sized once.
-        let tests = (0..n as Transition)
-            .map(|t| {
-                sys.footprint(t)
-                    .iter()
-                    .filter(|touch| touch.access.contains(Access::READ))
-                    .count()
-            })
-            .sum();
-        let mut guards = Rows::with_capacity(n, tests);
-        let mut row = Vec::new();
+        // At most one guard per test; mostly one test per transition.
+        let mut guards = Rows::with_capacity(n, n);
         for t in 0..n as Transition {
             let mine = slots.of(t);
-            row.clear();
             for touch in sys.footprint(t) {
                 if !touch.access.contains(Access::READ) {
                     continue;
@@ -1369,7 +1359,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     _ => None,
                 };
                 if let Some(i) = mine.iter().position(|s| held.is_none_or(|h| h.contains(s))) {
-                    row.push(Guard {
+                    guards.push(Guard {
                         index: i,
                         slot: mine[i],
                         resource: touch.resource,
@@ -1377,7 +1367,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     });
                 }
             }
-            guards.push_row(row.iter().copied());
+            guards.end_row();
         }
         guards
     }
