@@ -1467,8 +1467,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         .iter()
                         .map(|&s| ConeEntry::bottom(s)),
                 );
+                // (The store holds ⊥ alone: no event is found again.)
                 let e = self
-                    .make_event_with(t, &[BOTTOM], &xs)?
+                    .make_new_event(t, &[BOTTOM], &xs)?
                     .expect("t is enabled at the initial state");
                 initial.push(e);
             }
@@ -2390,20 +2391,6 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         result
     }
 
-    /// The event `<t, H>` with immediate predecessors `preds` and last events `xs` on the
-    /// slots of `t`, if `t` is enabled after `H` (found or created).
-    fn make_event_with(
-        &mut self,
-        t: Transition,
-        preds: &[EventId],
-        xs: &[ConeEntry],
-    ) -> Result<Option<EventId>, Overflow> {
-        if let Some(ev) = self.store.find_by_parents(t, preds, xs) {
-            return Ok(Some(self.found_again(ev)));
-        }
-        self.make_new_event(t, preds, xs)
-    }
-
     /// Counts `ev`, found in the store instead of being made, as a cache hit, and as just used.
     fn found_again(&mut self, ev: EventId) -> EventId {
         self.stats.cache_hits += 1;
@@ -2411,7 +2398,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         ev
     }
 
-    /// [`make_event_with`](Self::make_event_with) for an event that does not exist.
+    /// The event `<t, H>`, which the store does not hold, with immediate predecessors
+    /// `preds` and last events `xs` on the slots of `t`, if `t` is enabled after `H`.
     fn make_new_event(
         &mut self,
         t: Transition,
