@@ -1822,9 +1822,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         self.push_ids.push(self.pushes);
         *Self::flag(&mut self.in_c, e) = true;
         self.undo_marks.push(self.undo.len());
-        for &s in self.store.event_slots(e) {
+        for (k, &s) in self.store.event_slots(e).iter().enumerate() {
             self.undo.push((s, self.top[s as usize]));
-            self.top[s as usize] = self.store.entry_on(e, s);
+            self.top[s as usize] = self.store.entry_on_kth(e, k);
         }
         self.stats.max_configuration_size =
             self.stats.max_configuration_size.max(self.c.len() as u64);
@@ -2786,7 +2786,10 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
 
     /// Whether `c` is a child of `p` on slot `s`, so in conflict with every other child.
     fn child_on(&self, c: EventId, (s, p): RunKey) -> bool {
-        self.store.event_slots(c).binary_search(&s).is_ok() && self.store.parent_on(c, s) == p
+        let slots = self.store.event_slots(c);
+        slots
+            .binary_search(&s)
+            .is_ok_and(|k| self.store.parent_on_kth(c, k) == p)
     }
 
     /// The index in `D` of the `k`-th last event of `D` not in conflict with `C` (0 if there

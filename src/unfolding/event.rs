@@ -1127,6 +1127,12 @@ impl EventStore {
         self.nodes[parent as usize].event
     }
 
+    /// The (non-⊥) event `e`'s parent on the `k`-th slot of its label.
+    #[inline]
+    pub fn parent_on_kth(&self, e: EventId, k: usize) -> EventId {
+        self.nodes[self.parent_node_on_kth(e, k)].event
+    }
+
     /// For each slot of the (non-⊥) event `e`, in order, the slot and the index of `e`'s
     /// parent's node there (node `s` for ⊥), as [`ConeEntry::node`] names nodes.
     #[inline]
@@ -1186,10 +1192,10 @@ impl EventStore {
         }
     }
 
-    /// `e` as a cone entry on slot `s` (`e` must be on `s`).
+    /// The (non-⊥) event `e` as a cone entry on the `k`-th slot of its label.
     #[inline]
-    pub fn entry_on(&self, e: EventId, s: Slot) -> ConeEntry {
-        let node = self.node_index(e, s);
+    pub fn entry_on_kth(&self, e: EventId, k: usize) -> ConeEntry {
+        let node = self.events[e as usize].node_start as usize + k;
         ConeEntry {
             event: e,
             depth: self.nodes[node].depth,
