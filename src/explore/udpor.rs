@@ -410,7 +410,9 @@ struct Explorer<'s, S: System + ?Sized> {
     /// Scratch room of `alternative`: the picks, then the events still to walk in their
     /// histories, and those met.
     alt_picks_scratch: Vec<EventId>,
-    seen_scratch: FxHashSet<EventId>,
+    seen_scratch: Vec<u32>,
+    /// The mark of the current walk in `seen_scratch`.
+    seen_round: u32,
     /// Scratch room of `comb`: its choice points.
     choices_scratch: Vec<(usize, usize)>,
     /// By slot: `[e]`'s entry there for the event `e` that push number `.0` added.
@@ -1234,7 +1236,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             first_shared: Vec::new(),
             sibling_scratch: Vec::new(),
             alt_picks_scratch: Vec::new(),
-            seen_scratch: FxHashSet::default(),
+            seen_scratch: Vec::new(),
+            seen_round: 0,
             choices_scratch: Vec::new(),
             found_scratch: Vec::new(),
             sibling_events: Vec::new(),
@@ -2749,18 +2752,27 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         let found = self.comb(from, &mut picks);
         let a = found.then(|| {
             // J \ C: the local configurations of the picks, outside C.
-            let mut seen = std::mem::take(&mut self.seen_scratch);
-            seen.clear();
+            // (Events seen are marked with this walk's round, by id: no set to clear.)
+            self.seen_round = self.seen_round.wrapping_add(1);
+            if self.seen_round == 0 {
+                self.seen_scratch.fill(0);
+                self.seen_round = 1;
+            }
             let mut a = self.spare_lists.pop().unwrap_or_default();
             a.clear();
             while let Some(x) = picks.pop() {
-                if x == BOTTOM || Self::is_in(&self.in_c, x) || !seen.insert(x) {
+                if x == BOTTOM || Self::is_in(&self.in_c, x) {
                     continue;
                 }
+                extend_to(&mut self.seen_scratch, x as usize + 1, 0);
+                let mark = &mut self.seen_scratch[x as usize];
+                if *mark == self.seen_round {
+                    continue;
+                }
+                *mark = self.seen_round;
                 a.push(x);
                 picks.extend_from_slice(self.store.preds(x));
             }
-            self.seen_scratch = seen;
             a
         });
         self.alt_picks_scratch = picks;
