@@ -1086,14 +1086,19 @@ fn extend_to<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
 }
 
 /// [`extend_to`] with new entries made by `fill`.
-fn extend_with<T>(v: &mut Vec<T>, len: usize, fill: impl FnMut() -> T) {
+fn extend_with<T>(v: &mut Vec<T>, len: usize, mut fill: impl FnMut() -> T) {
     if v.len() >= len {
         return;
     }
     if len > v.capacity() {
         v.reserve_exact((len - v.len()).max(v.len() / 8).max(256));
     }
-    v.resize_with(len, fill);
+    // Mostly one entry, for the event just made: a push costs less than a resize.
+    if len == v.len() + 1 {
+        v.push(fill());
+    } else {
+        v.resize_with(len, fill);
+    }
 }
 
 /// One explored event, for pictures of the unfolding.
