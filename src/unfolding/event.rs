@@ -1773,6 +1773,11 @@ impl EventStore {
         out: &mut [u64],
     ) -> Result<u32, Overflow> {
         let base = self.largest(preds);
+        if let [_] = preds {
+            // H = [base]: nothing to walk.
+            self.states.read(base, out);
+            return Ok(self.size(base));
+        }
         // Two stamps per walk: an event seen outside `[base]`, and one seen inside it.
         self.epoch = self.epoch.wrapping_add(2);
         if self.epoch < 2 {
