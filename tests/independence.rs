@@ -286,8 +286,8 @@ proptest! {
         bits in prop::sample::select(vec![1u32, 8]),
     ) {
         let sys = NetSystem::with_bits(&net, bits);
-        let slots = SlotMap::new(&sys);
-        let parts = SlotParts::new(&sys, &slots);
+        let (slots, changers) = SlotMap::with_cover_and_changers(&sys, SlotCover::TokenSets);
+        let parts = SlotParts::with_changers(&sys, &slots, &changers);
         // A place whose changers are not pairwise dependent is decided by no one slot.
         let weight = |arcs: &[unfold::model::net::Arc], p: usize| {
             arcs.iter().filter(|a| a.place as usize == p).map(|a| a.weight).sum::<u32>()

@@ -18,7 +18,7 @@ use unfold::model::program_system::ProgramSystem;
 use unfold::system::System;
 use unfold::unfolding::event::HistoryStates;
 use unfold::unfolding::parts::{SlotParts, TransitionWords};
-use unfold::unfolding::slots::SlotMap;
+use unfold::unfolding::slots::{SlotCover, SlotMap};
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -374,8 +374,8 @@ proptest! {
     fn slot_parts_cover_every_change(text in arb_program(3, 3)) {
         let program = tsys::parse_str(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let sys = ProgramSystem::new(&program).unwrap();
-        let slots = SlotMap::new(&sys);
-        let Some(parts) = SlotParts::new(&sys, &slots) else {
+        let (slots, changers) = SlotMap::with_cover_and_changers(&sys, SlotCover::TokenSets);
+        let Some(parts) = SlotParts::with_changers(&sys, &slots, &changers) else {
             // Two pure additions to one variable (`fetch_add` whose result is unused)
             // commute: no slot decides that variable.
             prop_assert!(text.contains("fetch_add"));

@@ -1317,7 +1317,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     /// For every transition `t` and resource `r` that `t` tests, the slot of `t` (if any) that
     /// holds every transition changing `r`: the last event of a history on that slot fixes
     /// `r`'s value after the history. `changers` are the transitions changing each resource
-    /// ([`changers`](crate::unfolding::parts::changers)).
+    /// ([`SlotMap::with_cover_and_changers`]).
     fn single_slot_guards(sys: &S, slots: &SlotMap, changers: &Rows<Transition>) -> Rows<Guard> {
         let n = sys.transition_count();
         // Per resource, once: the slots that hold all its changers (`Every` slot for a

@@ -17,21 +17,7 @@ use smallvec::SmallVec;
 
 use super::slots::{Slot, SlotMap};
 use crate::rows::Rows;
-use crate::system::{Access, Resource, System};
-
-/// By resource, the transitions that change it (their accesses write or add), in increasing
-/// order: exactly the accesses that conflict with a read. A transition naming a resource twice
-/// is listed twice.
-pub fn changers<S: System + ?Sized>(sys: &S) -> Rows<u32> {
-    Rows::group(sys.resource_count(), || {
-        (0..sys.transition_count() as u32).flat_map(|t| {
-            sys.footprint(t)
-                .iter()
-                .filter(|touch| touch.access.conflicts_with(Access::READ))
-                .map(move |touch| (touch.resource as usize, t))
-        })
-    })
-}
+use crate::system::{Resource, System};
 
 /// For every slot, the `(word, mask)` pairs of the state bits it decides (disjoint between
 /// slots; bits no slot decides never change).
@@ -51,13 +37,10 @@ pub struct SlotParts {
 }
 
 impl SlotParts {
-    /// The parts of the slots of `sys`, or `None` when some resource's part is not decided by
-    /// one slot (or the system does not say where its resources lie).
-    pub fn new<S: System + ?Sized>(sys: &S, slots: &SlotMap) -> Option<Self> {
-        Self::with_changers(sys, slots, &changers(sys))
-    }
-
-    /// [`new`](Self::new), given the [`changers`] of `sys`' resources.
+    /// The parts of the slots `slots` of `sys`, or `None` when some resource's part is not
+    /// decided by one slot (or the system does not say where its resources lie). `changers`
+    /// are the transitions changing each resource, as
+    /// [`SlotMap::with_cover_and_changers`] gives them with the slots.
     pub fn with_changers<S: System + ?Sized>(
         sys: &S,
         slots: &SlotMap,

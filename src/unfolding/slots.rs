@@ -210,9 +210,10 @@ impl SlotMap {
         Self::with_cover_and_changers(sys, cover).0
     }
 
-    /// [`with_cover`](Self::with_cover), and the transitions changing each resource, in
-    /// increasing order, as [`changers`](super::parts::changers) lists them: read off the
-    /// accesses grouped here anyway (grouping them again cost as much as this on large nets).
+    /// [`with_cover`](Self::with_cover), and by resource the transitions that change it (any
+    /// access but a pure read: exactly those that conflict with a read), in increasing order,
+    /// a transition naming a resource twice listed twice. They are read off the accesses
+    /// grouped here anyway (grouping them again cost as much as this on large nets).
     pub fn with_cover_and_changers<S: System + ?Sized>(
         sys: &S,
         cover: SlotCover,
