@@ -644,14 +644,14 @@ fn prefix(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
                 .map(|&e| {
                     net.transitions[r.prefix.events[e as usize].transition as usize]
                         .label
-                        .clone()
+                        .to_string()
                 })
                 .collect();
             let marking: Vec<String> = r
                 .prefix
                 .marking(config)
                 .iter()
-                .map(|&p| net.places[p as usize].label.clone())
+                .map(|&p| net.places[p as usize].label.to_string())
                 .collect();
             let w = Witness {
                 run,

@@ -508,14 +508,14 @@ impl<'n> Unfolder<'n> {
             .map(|&e| {
                 self.net.transitions[self.prefix.events[e as usize].transition as usize]
                     .label
-                    .clone()
+                    .to_string()
             })
             .collect();
         if let Some(t) = extra {
-            run.push(self.net.transitions[t as usize].label.clone());
+            run.push(self.net.transitions[t as usize].label.to_string());
         }
         NotSafe {
-            place: self.net.places[place as usize].label.clone(),
+            place: self.net.places[place as usize].label.to_string(),
             run,
         }
     }
@@ -547,7 +547,7 @@ impl<'n> Unfolder<'n> {
             if self.trs[t].pre.is_empty() && !self.trs[t].dead {
                 if let Some(&(p, _)) = self.trs[t].post.first() {
                     let mut err = self.not_safe(p, &[], Some(t as TransIdx));
-                    err.run.push(self.net.transitions[t].label.clone());
+                    err.run.push(self.net.transitions[t].label.to_string());
                     return Err(err);
                 }
                 self.new_pe(t as TransIdx, Vec::new())?;

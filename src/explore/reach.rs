@@ -542,7 +542,7 @@ fn reach_with(
         let m = out.space.state(id);
         let place = (0..places as PlaceIdx)
             .find(|&p| sys.tokens(m, p) > 1)
-            .map(|p| sys.net().places[p as usize].label.clone())
+            .map(|p| sys.net().places[p as usize].label.to_string())
             .unwrap_or_default();
         (witness(id), place)
     });

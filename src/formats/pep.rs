@@ -69,6 +69,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use compact_str::CompactString;
 use nom::{
     IResult, Parser,
     branch::alt,
@@ -1007,7 +1008,7 @@ impl<'a> Reader<'a> {
         }
         let label = match name {
             Some((s, at)) if !s.is_empty() => match std::str::from_utf8(s) {
-                Ok(s) => Some(s.to_string()),
+                Ok(s) => Some(CompactString::from(s)),
                 Err(e) => {
                     let at = at + e.valid_up_to();
                     return fail(at, format!("the {what} name is not valid UTF-8"));
@@ -1138,7 +1139,7 @@ impl<'a> Reader<'a> {
 
 /// The identifier `prefix` followed by `n` in decimal, as `format!` would write it but without
 /// its machinery (it runs once per node).
-fn numbered_id(prefix: u8, mut n: u32) -> String {
+fn numbered_id(prefix: u8, mut n: u32) -> CompactString {
     // A u32 has at most 10 digits.
     let mut buf = [0u8; 11];
     let mut i = buf.len();
@@ -1152,9 +1153,8 @@ fn numbered_id(prefix: u8, mut n: u32) -> String {
     }
     i -= 1;
     buf[i] = prefix;
-    let mut id = String::with_capacity(buf.len() - i);
-    id.extend(buf[i..].iter().map(|&b| char::from(b)));
-    id
+    // (At most 11 bytes: kept inline, no allocation.)
+    CompactString::from_utf8(&buf[i..]).expect("a letter and digits are ASCII")
 }
 
 /// The weight given by attribute `w`.
@@ -1296,8 +1296,9 @@ mod tests {
         assert_eq!(arcs(&u.post), [(0, 1), (2, 1)]);
         assert_eq!(arcs(&t.pre), [(0, 1), (2, 1)]);
         assert_eq!(arcs(&u.pre), [(1, 1)]);
+        // (Lists up to the inline size take no allocation.)
         for list in [&t.pre, &t.post, &u.pre, &u.post] {
-            assert_eq!(list.capacity(), list.len());
+            assert_eq!(list.capacity(), list.len().max(list.inline_size()));
         }
     }
 

@@ -22,6 +22,7 @@ use std::collections::hash_map::Entry;
 use std::io::{self, Write};
 use std::path::Path;
 
+use compact_str::CompactString;
 use quick_xml::Reader;
 use quick_xml::events::attributes::Attributes;
 use quick_xml::events::{BytesRef, BytesStart, Event};
@@ -29,7 +30,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Position, ReadError};
 use crate::model::net::{
-    Arc, ArcKind, BuildError, Net, NetTransition, Node, Nupn, Place, PlaceIdx, TransIdx,
+    Arc, ArcKind, Arcs, BuildError, Net, NetTransition, Node, Nupn, Place, PlaceIdx, TransIdx,
 };
 
 /// The PNML 2009 grammar namespace.
@@ -672,7 +673,7 @@ impl<'a> Parser<'a> {
                         if let Some((text, _)) = p.annotation("name", off)?
                             && !text.is_empty()
                         {
-                            label = Some(text.into_owned());
+                            label = Some(CompactString::from(text));
                         }
                     }
                     "initialMarking" if !empty => {
@@ -697,7 +698,7 @@ impl<'a> Parser<'a> {
             })?;
         }
         let idx = self.net.places.len() as PlaceIdx;
-        let owned = id.to_string();
+        let owned = CompactString::from(&*id);
         self.claim(id, IdKind::Node(Node::Place(idx)), open)?;
         let label = label.unwrap_or_else(|| owned.clone());
         self.net.places.push(Place {
@@ -724,7 +725,7 @@ impl<'a> Parser<'a> {
                         if let Some((text, _)) = p.annotation("name", off)?
                             && !text.is_empty()
                         {
-                            label = Some(text.into_owned());
+                            label = Some(CompactString::from(text));
                         }
                     }
                     _ if !empty => p.skip(&c, off)?,
@@ -734,15 +735,15 @@ impl<'a> Parser<'a> {
             })?;
         }
         let idx = self.net.transitions.len() as TransIdx;
-        let owned = id.to_string();
+        let owned = CompactString::from(&*id);
         self.claim(id, IdKind::Node(Node::Transition(idx)), open)?;
         let label = label.unwrap_or_else(|| owned.clone());
         self.net.transitions.push(NetTransition {
             id: owned,
             label,
-            pre: Vec::new(),
-            post: Vec::new(),
-            reads: Vec::new(),
+            pre: Arcs::new(),
+            post: Arcs::new(),
+            reads: Arcs::new(),
         });
         Ok(())
     }
@@ -1601,15 +1602,15 @@ mod tests {
         let t = &net.transitions[0];
         assert_eq!(t.label, "T");
         assert_eq!(
-            t.pre,
-            vec![crate::model::net::Arc {
+            t.pre[..],
+            [crate::model::net::Arc {
                 place: 0,
                 weight: 2
             }]
         );
         assert_eq!(
-            t.post,
-            vec![crate::model::net::Arc {
+            t.post[..],
+            [crate::model::net::Arc {
                 place: 1,
                 weight: 1
             }]

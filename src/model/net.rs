@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use compact_str::CompactString;
+
 /// Index of a place in [`Net::places`].
 pub type PlaceIdx = u32;
 /// Index of a transition in [`Net::transitions`].
@@ -16,9 +18,9 @@ pub type TransIdx = u32;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Place {
     /// Identifier in the file (unique among places and transitions).
-    pub id: String,
+    pub id: CompactString,
     /// Display label (the file's name, or the identifier when it has none).
-    pub label: String,
+    pub label: CompactString,
     /// Tokens in the initial marking.
     pub initial: u32,
 }
@@ -32,19 +34,23 @@ pub struct Arc {
     pub weight: u32,
 }
 
+/// A transition's arcs of one kind. Most transitions have one or two of each: those are kept
+/// inline, without an allocation (a net of a million transitions made two million).
+pub type Arcs = smallvec::SmallVec<[Arc; 2]>;
+
 /// A net transition with its arcs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NetTransition {
     /// Identifier in the file.
-    pub id: String,
+    pub id: CompactString,
     /// Display label.
-    pub label: String,
+    pub label: CompactString,
     /// Input arcs (place → transition), sorted by place: tokens consumed.
-    pub pre: Vec<Arc>,
+    pub pre: Arcs,
     /// Output arcs (transition → place), sorted by place: tokens produced.
-    pub post: Vec<Arc>,
+    pub post: Arcs,
     /// Read arcs, sorted by place: tokens tested, not consumed (PEP `RA`).
-    pub reads: Vec<Arc>,
+    pub reads: Arcs,
 }
 
 /// The NUPN block of a PNML file (`<toolspecific tool="nupn">`): sizes and the 1-safety
@@ -168,8 +174,8 @@ impl NetBuilder {
     /// Adds a place; its identifier must be new.
     pub fn add_place(
         &mut self,
-        id: impl Into<String>,
-        label: Option<String>,
+        id: impl Into<CompactString>,
+        label: Option<CompactString>,
         initial: u32,
     ) -> Result<PlaceIdx, BuildError> {
         let id = id.into();
@@ -183,8 +189,8 @@ impl NetBuilder {
     /// Adds a transition without arcs; its identifier must be new.
     pub fn add_transition(
         &mut self,
-        id: impl Into<String>,
-        label: Option<String>,
+        id: impl Into<CompactString>,
+        label: Option<CompactString>,
     ) -> Result<TransIdx, BuildError> {
         let id = id.into();
         let idx = self.net.transitions.len() as TransIdx;
@@ -193,9 +199,9 @@ impl NetBuilder {
         self.net.transitions.push(NetTransition {
             id,
             label,
-            pre: Vec::new(),
-            post: Vec::new(),
-            reads: Vec::new(),
+            pre: Arcs::new(),
+            post: Arcs::new(),
+            reads: Arcs::new(),
         });
         Ok(idx)
     }
@@ -275,8 +281,8 @@ impl NetBuilder {
         if list.iter().any(|a| a.place == place) {
             return Err(BuildError::DuplicateArc {
                 kind: name,
-                place: self.net.places[place as usize].id.clone(),
-                transition: t.id.clone(),
+                place: self.net.places[place as usize].id.to_string(),
+                transition: t.id.to_string(),
             });
         }
         list.push(Arc { place, weight });

@@ -689,7 +689,7 @@ impl<'n> NetSystem<'n> {
         Overflow {
             transition: t,
             resource: f.place as Resource,
-            resource_name: self.net.places[f.place as usize].label.clone(),
+            resource_name: self.net.places[f.place as usize].label.to_string(),
             value,
             capacity: self.capacity(),
         }

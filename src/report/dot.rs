@@ -85,9 +85,9 @@ pub fn net_conditions(net: &Net, events: &[ExploredEvent]) -> Result<Vec<Conditi
         });
         if place.initial > 1 || weighted.is_some() {
             return Err(NotSafe {
-                place: place.label.clone(),
+                place: place.label.to_string(),
                 tokens: place.initial,
-                transition: weighted.map_or(String::new(), |t| t.label.clone()),
+                transition: weighted.map_or(String::new(), |t| t.label.to_string()),
             });
         }
     }
@@ -103,7 +103,7 @@ pub fn net_conditions(net: &Net, events: &[ExploredEvent]) -> Result<Vec<Conditi
     let mut condition = |producer: u32, place: u32, conditions: &mut Vec<ConditionNode>| {
         *index.entry((producer, place)).or_insert_with(|| {
             conditions.push(ConditionNode {
-                place: net.places[place as usize].label.clone(),
+                place: net.places[place as usize].label.to_string(),
                 producer,
                 consumers: Vec::new(),
                 readers: Vec::new(),
