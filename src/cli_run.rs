@@ -482,8 +482,8 @@ fn report<S: System + ?Sized>(
             state: sys.describe_state(&state),
         }
     });
-    // The line first, then the witness moves into the JSON value (a run of a million steps
-    // copied name by name cost a twentieth of such a run).
+    // The line first, then the witness moves into the JSON value (copied name by name, the
+    // witness of a chain of 100 000 steps cost 4 % of the whole run).
     let witness_text = witness
         .as_ref()
         .map(|w| witness_line("deadlock witness", w));

@@ -172,7 +172,7 @@ pub fn peak_rss_bytes() -> u64 {
 /// Current resident memory of this process in bytes, or 0 where unknown. Reads
 /// `/proc/self/statm` (a few numbers), opened once and read again from its start: one system
 /// call of about a microsecond, where opening it each time took four (the explorers sample it
-/// every few hundred steps: 6 % of a run of the n-way conflict).
+/// every 256 steps).
 pub fn rss_bytes() -> u64 {
     use std::os::unix::fs::FileExt;
     static STATM: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
