@@ -1728,7 +1728,7 @@ impl EventStore {
     }
 
     /// [`find`](Self::find), given the parents of the event on the slots of `t` (as
-    /// [`link`](Self::link) takes them): an event whose parent on some slot has no children
+    /// [`insert`](Self::insert) takes them): an event whose parent on some slot has no children
     /// does not exist, and the probe of the table (a miss in the cache) is spared.
     pub fn find_by_parents(
         &self,
