@@ -520,6 +520,28 @@ mod tests {
     }
 
     #[test]
+    fn arc_lists_and_names_are_as_small_as_vecs_and_strings() {
+        // Inline storage must not make every transition larger (smallvec's `union` layout).
+        use std::mem::size_of;
+        assert_eq!(size_of::<Arcs>(), size_of::<Vec<Arc>>());
+        assert_eq!(size_of::<CompactString>(), size_of::<String>());
+        let mut b = NetBuilder::new("n");
+        let p = b.add_place("p", None, 1).unwrap();
+        let t = b.add_transition("t", None).unwrap();
+        b.add_arc(p, t, ArcKind::Input, 1).unwrap();
+        b.add_arc(p, t, ArcKind::Output, 2).unwrap();
+        let net = b.finish();
+        assert!(!net.transitions[0].pre.spilled() && !net.transitions[0].post.spilled());
+        assert_eq!(
+            net.transitions[0].post[..],
+            [Arc {
+                place: p,
+                weight: 2
+            }]
+        );
+    }
+
+    #[test]
     fn finish_sorts_arcs() {
         let mut b = NetBuilder::new("n");
         let ps: Vec<_> = (0..3)
