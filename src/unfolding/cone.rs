@@ -470,7 +470,7 @@ impl ConeForest {
 
     /// [`merge_flat`](Self::merge_flat) compiled for AVX2, which has an unsigned 32-bit
     /// maximum: baseline x86-64 emulates it with several instructions, and flat cones spend
-    /// most of their building in it (Dekker-PT-010: 9 % fewer instructions in all).
+    /// most of their building in it.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn merge_flat_avx2(

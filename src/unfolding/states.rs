@@ -6,12 +6,9 @@
 //! copied (a persistent radix tree). A state that changes `c` words of its predecessor's then
 //! costs at most `c` blocks and `c` paths of nodes, `O(c log w)`, whatever its width `w`: on
 //! a chain of a million places, a few hundred bytes per event where a flat table of blocks per
-//! state cost 4 KiB and as many reference counts to update. Blocks of 8 words rather than 16
-//! took 8 % (chain of 100 000) to 19 % (conflict of 64 000) less room in the event store, for
-//! the same instructions; nodes of 8 children rather than 16, a further 12 % (chain of
-//! 1 000 000) to 19 % (conflict of 256 000), and blocks of 4 words rather than 8, 9 % (chain
-//! of 1 000 000) and 3 % (conflict of 256 000), each for the same instructions (a path is
-//! longer by a level or so, but each copy is half as wide). States of [`WHOLE_WORDS`] words or
+//! state cost 4 KiB and as many reference counts to update. Blocks and nodes are narrow (see
+//! [`BLOCK`] and [`FANOUT`]): a path is a level or so longer, but each copy is smaller, and the
+//! event store holds less for the same instructions. States of [`WHOLE_WORDS`] words or
 //! fewer are stored whole, by slot, and read in place: sharing them would save little.
 
 use std::ops::Range;
