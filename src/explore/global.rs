@@ -74,33 +74,28 @@ pub fn decide(
     early_stop: Option<&AtomicBool>,
     progress: &mut dyn FnMut(ReachProgress),
 ) -> Result<GlobalRun, Overflow> {
-    let mut sys = NetSystem::new(net);
-    loop {
-        match decide_with(&sys, property, limits, early_stop, progress) {
-            Ok(run) => return Ok(run),
+    let decide_once =
+        |sys: &NetSystem<'_>| match decide_with(sys, property, limits, early_stop, progress) {
             // With 1-bit counters an overflow is a firing that puts a second token on a place
             // of a reachable marking: the net is not 1-safe.
-            Err(o) if property == Property::OneSafe && sys.bits() == 1 => {
-                return Ok(GlobalRun {
-                    verdict: Some(false),
-                    evidence: Some(format!(
-                        "firing {} puts two tokens on place {}",
-                        sys.transition_name(o.transition),
-                        o.resource_name
-                    )),
-                    states: 0,
-                    early: true,
-                    stopped: None,
-                    counter_bits: 1,
-                    bytes: 0,
-                });
-            }
-            Err(overflow) => match sys.widened() {
-                Some(wider) => sys = wider,
-                None => return Err(overflow),
-            },
-        }
-    }
+            Err(o) if property == Property::OneSafe && sys.bits() == 1 => Ok(GlobalRun {
+                verdict: Some(false),
+                evidence: Some(format!(
+                    "firing {} puts two tokens on place {}",
+                    sys.transition_name(o.transition),
+                    o.resource_name
+                )),
+                states: 0,
+                early: true,
+                stopped: None,
+                counter_bits: 1,
+                bytes: 0,
+            }),
+            other => other,
+        };
+    NetSystem::new(net)
+        .retry_widened(decide_once)
+        .map(|(run, _)| run)
 }
 
 /// What the breadth-first pass watches.

@@ -470,16 +470,9 @@ pub fn reach_net(
     limits: &Limits,
     progress: &mut dyn FnMut(ReachProgress),
 ) -> Result<NetReach, Overflow> {
-    let mut sys = NetSystem::new(net);
-    loop {
-        match reach_with(&sys, limits, progress) {
-            Ok(r) => return Ok(r),
-            Err(overflow) => match sys.widened() {
-                Some(wider) => sys = wider,
-                None => return Err(overflow),
-            },
-        }
-    }
+    NetSystem::new(net)
+        .retry_widened(|sys| reach_with(sys, limits, progress))
+        .map(|(r, _)| r)
 }
 
 fn reach_with(

@@ -3,7 +3,8 @@
 //! One code path serves every net: a marking is a vector of `bits`-wide unsigned counters, one
 //! per place, packed into `u64` words. Safe nets use 1-bit counters (a bitset), other nets 8, 16,
 //! 32 or 64 bits. A firing that would push a counter past its width is reported as an
-//! [`Overflow`]; callers rebuild the system with [`NetSystem::widened`] and start again, so a
+//! [`Overflow`]; callers rebuild the system with [`NetSystem::widened`] and start again
+//! ([`NetSystem::retry_widened`] does both), so a
 //! wrong guess of the width costs time, never correctness.
 //!
 //! # Footprints and the soundness of independence
@@ -625,6 +626,29 @@ impl<'n> NetSystem<'n> {
     pub fn widened(&self) -> Option<NetSystem<'n>> {
         let next = WIDTHS.iter().copied().find(|&b| b > self.bits)?;
         Some(Self::with_bits(self.net, next))
+    }
+
+    /// Runs `explore` on this system and, while a count does not fit, on the same net with the
+    /// next wider counters, starting over each time. Returns the result together with the
+    /// system it was computed on (its states are the ones the result refers to), or the last
+    /// overflow when even 64-bit counters do not hold a count.
+    ///
+    /// This is the one place where a wrong guess of the width is repaired: every explorer of
+    /// nets goes through it, so the guess costs time, never correctness.
+    pub fn retry_widened<T>(
+        self,
+        mut explore: impl FnMut(&NetSystem<'n>) -> Result<T, Overflow>,
+    ) -> Result<(T, NetSystem<'n>), Overflow> {
+        let mut sys = self;
+        loop {
+            match explore(&sys) {
+                Ok(result) => return Ok((result, sys)),
+                Err(overflow) => match sys.widened() {
+                    Some(wider) => sys = wider,
+                    None => return Err(overflow),
+                },
+            }
+        }
     }
 
     /// The largest count a counter holds.
