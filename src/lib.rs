@@ -6,7 +6,9 @@
 pub mod batch;
 pub mod explore;
 pub mod formats;
+pub mod mcc;
 pub mod model;
+pub mod modes;
 pub mod report;
 pub mod rows;
 pub mod system;

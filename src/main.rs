@@ -3,12 +3,6 @@
 //! limit, 4 some runs of a batch crashed or failed).
 
 mod cli;
-mod cli_alloc;
-mod cli_batch;
-mod cli_edpor;
-mod cli_guard;
-mod cli_mcc;
-mod cli_run;
 
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -2,7 +2,6 @@
 
 pub mod dot;
 pub mod interleaving;
-pub mod mcc;
 pub mod mci;
 pub mod occurrence_dot;
 pub mod progress;

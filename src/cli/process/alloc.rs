@@ -1,8 +1,8 @@
 //! The binary's global allocator: the system allocator, with the memory limit checked by the
 //! allocating thread itself.
 //!
-//! The guard thread samples the resident memory every few milliseconds, but a reader that
-//! builds a model at full speed (or a loaded machine that leaves the guard unscheduled) can
+//! The watchdog thread samples the resident memory every few milliseconds, but a reader that
+//! builds a model at full speed (or a loaded machine that leaves the watchdog unscheduled) can
 //! pass the limit between two samples. So every thread also looks at its own allocations: after
 //! each mebibyte it has requested (less under small limits), and before any single request that
 //! large, it reads the resident size. When that size plus the request would reach the hard threshold in a phase
@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 mod mapped;
 
 /// The system allocator with the checks described in the module documentation.
-pub(crate) struct Guarded;
+pub struct Guarded;
 
 #[global_allocator]
 static ALLOCATOR: Guarded = Guarded;
@@ -42,8 +42,33 @@ thread_local! {
     static CHECKING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Arms the checks with the guard's thresholds (resident bytes).
-pub(crate) fn arm(soft: u64, hard: u64) {
+/// What the allocator's checks call when a threshold is reached: installed by the watchdog
+/// with [`arm`], so that the allocator needs nothing above it.
+pub struct Hooks {
+    /// The request would take the process to the hard threshold: stop the run now.
+    pub memory_exhausted: fn(),
+    /// The request takes the process past the soft threshold: the explorers are told to stop.
+    pub memory_low: fn(),
+    /// Whether an explorer (which checks the limits itself) is running.
+    pub explorer_running: fn() -> bool,
+}
+
+fn nothing() {}
+
+fn no_explorer() -> bool {
+    false
+}
+
+/// The hooks of the armed run (none before the first [`arm`]).
+static HOOKS: std::sync::RwLock<Hooks> = std::sync::RwLock::new(Hooks {
+    memory_exhausted: nothing,
+    memory_low: nothing,
+    explorer_running: no_explorer,
+});
+
+/// Arms the checks with the watchdog's thresholds (resident bytes) and hooks.
+pub fn arm(soft: u64, hard: u64, hooks: Hooks) {
+    *HOOKS.write().unwrap_or_else(|e| e.into_inner()) = hooks;
     let gap = usize::try_from(hard.saturating_sub(soft) / 8).unwrap_or(usize::MAX);
     STEP.store(gap.clamp(16 << 10, 1 << 20), Ordering::Relaxed);
     SOFT.store(soft, Ordering::Relaxed);
@@ -51,7 +76,7 @@ pub(crate) fn arm(soft: u64, hard: u64) {
 }
 
 /// Disarms the checks (the run is over).
-pub(crate) fn disarm() {
+pub fn disarm() {
     HARD.store(u64::MAX, Ordering::Relaxed);
     SOFT.store(u64::MAX, Ordering::Relaxed);
 }
@@ -91,10 +116,19 @@ fn check(bytes: usize) {
     // While an explorer runs, it stops cleanly (with its statistics) once told to, and a large
     // request is usually a table that fills slowly: it is told, and the process is stopped
     // only at the threshold itself. Phases that check nothing are stopped before the request.
-    if now >= hard || (after >= hard && !crate::cli_guard::explorer_running()) {
-        crate::cli_guard::memory_exhausted();
+    // The hooks are copied out: the stop path they lead to allocates, and may arm again.
+    let (exhausted, low, explorer_running) = {
+        let hooks = HOOKS.read().unwrap_or_else(|e| e.into_inner());
+        (
+            hooks.memory_exhausted,
+            hooks.memory_low,
+            hooks.explorer_running,
+        )
+    };
+    if now >= hard || (after >= hard && !explorer_running()) {
+        exhausted();
     } else if after >= SOFT.load(Ordering::Relaxed) {
-        crate::cli_guard::memory_low();
+        low();
     }
     let _ = CHECKING.try_with(|c| c.set(false));
 }

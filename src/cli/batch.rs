@@ -14,7 +14,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::cli::{Outcome, parse_duration, parse_size};
+use super::shared::{Outcome, parse_duration, parse_size};
 use unfold::batch::{
     COLUMNS, Job, Mode, Row, RunOptions, Status, csv_line, discover, parse_csv, run_jobs, summary,
 };

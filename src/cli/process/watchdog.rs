@@ -1,4 +1,4 @@
-//! The guard over one run: `--timeout` and `--mem-limit` hold in every phase of every mode,
+//! The watchdog over one run: `--timeout` and `--mem-limit` hold in every phase of every mode,
 //! not only where an explorer checks them.
 //!
 //! A thread samples the resident memory and the clock every few milliseconds. Past the soft
@@ -6,47 +6,45 @@
 //! with their statistics). Where nothing checks (reading a huge input, building a system,
 //! writing output), it stops the process itself: when the resident memory reaches the hard
 //! threshold (still below `--mem-limit`), when the time limit passed [`GRACE`] ago, or when an
-//! interruption (SIGINT, SIGTERM) was not answered within [`GRACE`]. It then prints what it
-//! knows (input, mode, phase, time, peak memory) as incomplete statistics and exits with 3.
+//! interruption (SIGINT, SIGTERM) was not answered within [`GRACE`]. It then hands what it
+//! knows (input, mode, phase, reason, time) to the caller's [`StopReport`], which prints it as
+//! incomplete statistics, and exits with 3.
 //!
-//! Between two samples, the allocator itself ([`crate::cli_alloc`]) looks at the resident
-//! memory after every mebibyte a thread requests, so a fast reader cannot outrun the guard.
+//! Between two samples, the allocator itself ([`super::alloc`]) looks at the resident memory
+//! after every mebibyte a thread requests, so a fast reader cannot outrun the watchdog.
 //!
 //! Inputs are also weighed before they are read: a file whose model cannot fit in the memory
 //! limit is refused at once.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-use crate::cli::{OutputArgs, common_head, common_tail, describe_stop};
+use super::alloc;
 use unfold::explore::limits::{Limits, StopReason, rss_bytes};
-use unfold::report::stats::{Stats, human_bytes};
+use unfold::report::stats::human_bytes;
 
-/// How long an explorer has to answer a time limit or an interruption before the guard stops
+/// How long an explorer has to answer a time limit or an interruption before the watchdog stops
 /// the process itself.
 pub const GRACE: Duration = Duration::from_millis(1000);
 
 /// How long an explorer that was told to stop may take to wind down (freeing gigabytes takes
-/// seconds) before the guard stops the process anyway.
+/// seconds) before the watchdog stops the process anyway.
 const WIND_DOWN: Duration = Duration::from_secs(10);
 
-/// Sampling period of the guard thread.
+/// Sampling period of the watchdog thread.
 const TICK: Duration = Duration::from_millis(4);
 
-/// Whether the run's report was printed (by the command or by the guard): whoever takes this
+/// Whether the run's report was printed (by the command or by the watchdog): whoever takes this
 /// first prints, the other stays silent.
 static REPORTED: Mutex<bool> = Mutex::new(false);
 
 /// The first phase of every run.
 const READING: &str = "reading the input";
 
-/// The guard of the run in progress, for the allocator's checks ([`crate::cli_alloc`]).
+/// The watchdog of the run in progress, for the allocator's checks ([`super::alloc`]).
 static ACTIVE: Mutex<Option<Arc<Shared>>> = Mutex::new(None);
 
 fn active() -> Option<Arc<Shared>> {
@@ -54,7 +52,7 @@ fn active() -> Option<Arc<Shared>> {
 }
 
 /// An allocation would take the process to the hard memory threshold: stop the run now.
-pub(crate) fn memory_exhausted() {
+fn memory_exhausted() {
     if let Some(shared) = active() {
         stop(&shared, StopReason::MemoryLimit, "");
     }
@@ -62,20 +60,20 @@ pub(crate) fn memory_exhausted() {
 
 /// Whether the run is past reading its input (an explorer, which checks the limits itself, or
 /// the report).
-pub(crate) fn explorer_running() -> bool {
+fn explorer_running() -> bool {
     active().is_some_and(|s| *s.phase.lock().unwrap_or_else(|e| e.into_inner()) != READING)
 }
 
 /// An allocation takes the process past the soft memory threshold: the explorers stop.
-pub(crate) fn memory_low() {
+fn memory_low() {
     if let Some(shared) = active() {
         shared.limits.trip_memory();
     }
 }
 
-/// The right to print the run's report; `None` when it was printed already (the guard is then
-/// ending the process).
-pub(crate) fn claim_report() -> Option<MutexGuard<'static, bool>> {
+/// The right to print the run's report; `None` when it was printed already (the watchdog is
+/// then ending the process).
+pub fn claim_report() -> Option<MutexGuard<'static, bool>> {
     let mut done = REPORTED.lock().unwrap_or_else(|e| e.into_inner());
     if *done {
         return None;
@@ -85,16 +83,16 @@ pub(crate) fn claim_report() -> Option<MutexGuard<'static, bool>> {
 }
 
 /// The memory thresholds derived from a limit of `limit` bytes: the explorers' budget (also
-/// the soft threshold of the resident memory) and the hard threshold at which the guard stops
-/// the process. Both leave room below the limit for the report and the sampling delay.
-pub(crate) fn thresholds(limit: u64) -> (u64, u64) {
+/// the soft threshold of the resident memory) and the hard threshold at which the watchdog
+/// stops the process. Both leave room below the limit for the report and the sampling delay.
+pub fn thresholds(limit: u64) -> (u64, u64) {
     let room = (limit / 8).min(256 << 20);
     (limit - room, limit - room / 2)
 }
 
 /// A low estimate of the bytes needed per byte of input while reading it (measured peaks on
 /// generated nets: PNML 3 to 4, PEP 8 to 11): an input whose estimate does not fit is refused
-/// before it is read; the guard catches the rest while they are read.
+/// before it is read; the watchdog catches the rest while they are read.
 fn input_factor(path: &Path) -> u64 {
     let head = std::fs::File::open(path)
         .and_then(|mut f| {
@@ -117,27 +115,48 @@ struct Shared {
     timeout: Option<Duration>,
     file: PathBuf,
     mode: &'static str,
-    /// Where the statistics go; `None`: only a line on standard error.
-    output: Option<OutputArgs>,
+    /// Prints the statistics; `None`: only a line on standard error.
+    report: Option<StopReport>,
     phase: Mutex<&'static str>,
     done: AtomicBool,
 }
 
-/// The guard of a run; stops its thread when dropped.
-pub(crate) struct Guard {
+/// What the watchdog knows of a run it stops.
+pub struct Stopped<'a> {
+    /// The input.
+    pub file: &'a Path,
+    /// The mode's name.
+    pub mode: &'static str,
+    /// The phase the run was in.
+    pub phase: &'static str,
+    /// Why it stops.
+    pub reason: StopReason,
+    /// A sentence more on why, or empty.
+    pub why: &'a str,
+    /// Time since the run started.
+    pub elapsed: Duration,
+}
+
+/// Prints the report of a run the watchdog stops (the command's statistics, marked
+/// incomplete); it runs on the watchdog's thread or an allocating one, just before the exit.
+pub type StopReport = Box<dyn Fn(&Stopped<'_>) + Send + Sync>;
+
+/// The watchdog of a run; stops its thread when dropped.
+pub struct Watchdog {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
 }
 
-impl Guard {
-    /// Starts guarding a run of `mode` on `file` with `limits` (whose memory budget is the
-    /// user's limit in bytes; the explorers get the lower budget of [`thresholds`]).
-    pub(crate) fn start(
+impl Watchdog {
+    /// Starts watching a run of `mode` on `file` with `limits` (whose memory budget is the
+    /// user's limit in bytes; the explorers get the lower budget of [`thresholds`]); `report`
+    /// prints the statistics if the watchdog has to stop the run.
+    pub fn start(
         limits: Limits,
         mode: &'static str,
         file: &Path,
-        output: Option<&OutputArgs>,
-    ) -> Guard {
+        report: Option<StopReport>,
+    ) -> Watchdog {
         let (soft, hard) = match limits.mem_limit() {
             Some(l) => {
                 let (s, h) = thresholds(l);
@@ -153,36 +172,44 @@ impl Guard {
             timeout: limits.timeout(),
             file: file.to_path_buf(),
             mode,
-            output: output.cloned(),
+            report,
             phase: Mutex::new(READING),
             done: AtomicBool::new(false),
         });
         *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(shared.clone());
         if let (Some(s), Some(h)) = (soft, hard) {
-            crate::cli_alloc::arm(s, h);
+            alloc::arm(
+                s,
+                h,
+                alloc::Hooks {
+                    memory_exhausted,
+                    memory_low,
+                    explorer_running,
+                },
+            );
         }
         let watched = shared.clone();
         let thread = std::thread::Builder::new()
             .name("limits".into())
             .spawn(move || watch(&watched))
             .ok();
-        Guard { shared, thread }
+        Watchdog { shared, thread }
     }
 
     /// The limits the explorers get: the memory budget below the user's limit, with what the
     /// process holds now (the model) counted in.
-    pub(crate) fn limits(&self) -> Limits {
+    pub fn limits(&self) -> Limits {
         self.shared.limits.clone().with_baseline(rss_bytes())
     }
 
-    /// Names the phase the run is in, for a report the guard has to print.
-    pub(crate) fn phase(&self, phase: &'static str) {
+    /// Names the phase the run is in, for a report the watchdog has to print.
+    pub fn phase(&self, phase: &'static str) {
         *self.shared.phase.lock().unwrap_or_else(|e| e.into_inner()) = phase;
     }
 
     /// Refuses (statistics printed, exit 3) an input whose model cannot fit in the memory
     /// limit, judged from its size before anything is read.
-    pub(crate) fn weigh_input(&self, path: &Path) {
+    pub fn weigh_input(&self, path: &Path) {
         let Some(soft) = self.shared.soft else {
             return;
         };
@@ -207,10 +234,10 @@ impl Guard {
     }
 }
 
-impl Drop for Guard {
+impl Drop for Watchdog {
     fn drop(&mut self) {
         self.shared.done.store(true, Ordering::Relaxed);
-        crate::cli_alloc::disarm();
+        alloc::disarm();
         *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -252,32 +279,35 @@ fn watch(shared: &Shared) {
     }
 }
 
-/// Prints the statistics the guard knows and ends the process with exit code 3 (unless the
-/// command is printing its own report, which it then finishes).
+/// Hands what the watchdog knows to the run's [`StopReport`] (or prints one line) and ends
+/// the process with exit code 3, unless the command is printing its own report, which it then
+/// finishes.
 fn stop(shared: &Shared, reason: StopReason, why: &str) {
     let Some(_report) = claim_report() else {
         return;
     };
-    let phase = *shared.phase.lock().unwrap_or_else(|e| e.into_inner());
-    let mut stats = Stats::new();
-    common_head(&mut stats, &shared.file, shared.mode, false);
-    stats.add_json(
-        "stopped",
-        serde_json::to_value(reason).unwrap_or(Value::Null),
-    );
-    stats.add("phase", "stopped while", phase);
-    common_tail(&mut stats, shared.limits.elapsed().as_secs_f64());
-    let mut extra = vec![describe_stop(reason)];
-    if !why.is_empty() {
-        extra.push(why.to_string());
-    }
-    // The report may fail to print (a closed pipe): the exit code still says what happened.
-    match &shared.output {
-        Some(output) => {
-            let _ = crate::cli::write_report(&stats, output, &extra);
-            let _ = std::io::stdout().flush();
+    let stopped = Stopped {
+        file: &shared.file,
+        mode: shared.mode,
+        phase: *shared.phase.lock().unwrap_or_else(|e| e.into_inner()),
+        reason,
+        why,
+        elapsed: shared.limits.elapsed(),
+    };
+    match &shared.report {
+        Some(report) => report(&stopped),
+        None => {
+            let why = if why.is_empty() {
+                String::new()
+            } else {
+                format!("; {why}")
+            };
+            eprintln!(
+                "{}: {}: stopped: {reason}; statistics so far are incomplete{why}",
+                shared.file.display(),
+                stopped.phase
+            );
         }
-        None => eprintln!("{}: {phase}: {}", shared.file.display(), extra.join("; ")),
     }
     std::process::exit(3);
 }

@@ -1,0 +1,139 @@
+//! `unfold prefix`: the complete finite prefix of a safe net, its deadlock answer, and its
+//! pictures (DOT) and `.mci` file.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+
+use super::shared::{LimitArgs, Outcome, OutputArgs, emit_to, read_net, watch};
+use unfold::explore::prefix::{Order, PrefixOptions, unfold_prefix};
+use unfold::report::progress::Progress;
+use unfold::report::stats::human_bytes;
+
+/// Adequate orders of `prefix`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PrefixOrder {
+    /// Mole's variant of Esparza–Römer–Vogler (Foata levels by size, then Parikh vector).
+    Mole,
+    /// Textbook Esparza–Römer–Vogler (Foata levels by Parikh vector).
+    Erv,
+    /// McMillan: size of the local configuration.
+    Size,
+}
+
+/// `unfold prefix`.
+#[derive(Args, Debug)]
+pub struct PrefixArgs {
+    /// The net (PNML or PEP; must be 1-safe).
+    pub file: PathBuf,
+    /// Adequate order (mole reproduces the prefix sizes of Mole and Cunf).
+    #[arg(long, value_enum, default_value = "mole")]
+    pub order: PrefixOrder,
+    /// Decide deadlock freedom from the prefix (exit 1 and a witness when a deadlock exists).
+    #[arg(long)]
+    pub deadlock: bool,
+    /// Write the occurrence net as DOT to OUT (`-` for standard output).
+    #[arg(long, value_name = "OUT")]
+    pub dot: Option<PathBuf>,
+    /// Refuse DOT renderings with more nodes than this.
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    pub dot_limit: usize,
+    /// Write the prefix in Mole/Punf's binary .mci format to OUT (`-` for standard output; the
+    /// human report then goes to standard error).
+    #[arg(long, value_name = "OUT")]
+    pub mci: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Runs `unfold prefix`.
+pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
+    // At most one output on standard output; a drawing or a prefix there sends the human
+    // report to standard error, so that `--mci - > x.mci` is a clean file.
+    let dash = |p: &Option<PathBuf>| p.as_deref() == Some(Path::new("-"));
+    let on_stdout = [&args.dot, &args.mci, &args.output.json]
+        .into_iter()
+        .filter(|p| dash(p))
+        .count();
+    if on_stdout > 1 {
+        bail!("only one of --dot -, --mci - and --json - can write to standard output");
+    }
+    let stdout_taken = dash(&args.dot) || dash(&args.mci);
+    let watchdog = watch(
+        args.limits.limits(interrupt),
+        "prefix",
+        &args.file,
+        Some(&args.output),
+    );
+    let (net, _) = read_net(&args.file, &watchdog)?;
+    watchdog.phase("unfolding");
+    let limits = watchdog.limits();
+    let order = match args.order {
+        PrefixOrder::Mole => Order::Mole,
+        PrefixOrder::Erv => Order::Erv,
+        PrefixOrder::Size => Order::Size,
+    };
+    let options = PrefixOptions {
+        order,
+        deadlock: args.deadlock,
+    };
+    let progress = Progress::spinner(args.output.quiet);
+    let start = std::time::Instant::now();
+    let r = unfold_prefix(&net, options, &limits, &mut |p| {
+        progress.set_message(|| {
+            format!(
+                "{} events, {} conditions, {} queued, {}",
+                p.events,
+                p.conditions,
+                p.queue,
+                human_bytes(p.bytes)
+            )
+        })
+    })
+    .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    let unfold_seconds = start.elapsed().as_secs_f64();
+    progress.finish();
+    watchdog.phase("writing the report");
+    let report = unfold::modes::prefix::report(
+        &net,
+        &r,
+        order,
+        unfold_seconds,
+        &args.file,
+        limits.elapsed(),
+    );
+    if let Some(path) = &args.dot {
+        let mut buf = Vec::new();
+        unfold::report::occurrence_dot::write_occurrence_net(
+            &net,
+            &r.prefix,
+            args.dot_limit,
+            &mut buf,
+        )?;
+        if path == Path::new("-") {
+            io::stdout().lock().write_all(&buf)?;
+        } else {
+            std::fs::write(path, &buf)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    if let Some(path) = &args.mci {
+        if dash(&args.mci) {
+            unfold::report::mci::write_mci(&net, &r.prefix, &mut io::stdout().lock())
+                .context("cannot write the .mci prefix to standard output")?;
+        } else {
+            let mut file = std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            unfold::report::mci::write_mci(&net, &r.prefix, &mut file)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    emit_to(&report.stats, &args.output, &report.notes, stdout_taken)?;
+    Ok(Outcome::of(&report, args.limits.no_fail))
+}

@@ -1,0 +1,302 @@
+//! Answering one examination on one net: which engine, how the time is split between engines,
+//! and which answer line. Nothing is printed: the answer lines and the notes on how they were
+//! found come back as an [`Answer`].
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use super::answer::{
+    CANNOT_COMPUTE, Examination, StateSpaceAnswer, Technique, formula_line, state_space_lines,
+};
+use crate::explore::global::{self, GlobalRun, Property};
+use crate::explore::limits::{Limits, StopReason};
+use crate::explore::prefix::{self, DeadlockAnswer, PrefixOptions};
+use crate::explore::reach::reach_net;
+use crate::explore::udpor::{self, UdporOptions};
+use crate::model::net::Net;
+use crate::model::net_system::NetSystem;
+use crate::system::Overflow;
+use crate::unfolding::order::Order;
+
+/// How ReachabilityDeadlock is decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DeadlockMethod {
+    /// The complete prefix on nets that look 1-safe (half the time budget), else or then the
+    /// explicit state space.
+    #[default]
+    Auto,
+    /// Explicit state space (stops at the first deadlock).
+    Reach,
+    /// The complete finite prefix (1-safe nets; others fall back to `Reach`).
+    Prefix,
+    /// The unfolding DPOR with cutoffs (ERV order).
+    Dpor,
+}
+
+/// The answer to an examination.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    /// The contest's answer lines (standard output).
+    pub lines: Vec<String>,
+    /// How they were found, one sentence each (standard error).
+    pub notes: Vec<String>,
+    /// What stopped the engines without a verdict (the lines then say `CANNOT_COMPUTE`).
+    pub stopped: Option<StopReason>,
+}
+
+impl Answer {
+    fn line(&mut self, line: String) {
+        self.lines.push(line);
+    }
+
+    fn note(&mut self, note: impl Into<String>) {
+        self.notes.push(note.into());
+    }
+}
+
+const EXPLICIT: &[Technique] = &[Technique::Explicit, Technique::SequentialProcessing];
+const UNFOLDING: &[Technique] = &[Technique::NetUnfolding, Technique::SequentialProcessing];
+
+/// Answers `exam` on `net` within `limits` (whose interruption flag is `interrupt`); `budget`
+/// is the whole time budget, split between engines where one runs before another.
+///
+/// An engine that is not sure answers nothing: the line is then `CANNOT_COMPUTE` and
+/// [`Answer::stopped`] says why. The error is a counter overflow at 64 bits.
+pub fn examine(
+    exam: Examination,
+    net: &Net,
+    method: DeadlockMethod,
+    limits: &Limits,
+    budget: Option<Duration>,
+    interrupt: &Arc<AtomicBool>,
+) -> Result<Answer, Overflow> {
+    let mut answer = Answer::default();
+    let global = |property| (exam, property);
+    answer.stopped = match exam {
+        Examination::StateSpace => state_space(&mut answer, net, limits)?,
+        Examination::ReachabilityDeadlock => {
+            deadlock(&mut answer, net, method, limits, budget, interrupt)?
+        }
+        Examination::OneSafe => global_property(
+            &mut answer,
+            global(Property::OneSafe),
+            net,
+            limits,
+            interrupt,
+        )?,
+        Examination::QuasiLiveness => global_property(
+            &mut answer,
+            global(Property::QuasiLiveness),
+            net,
+            limits,
+            interrupt,
+        )?,
+        Examination::StableMarking => global_property(
+            &mut answer,
+            global(Property::StableMarking),
+            net,
+            limits,
+            interrupt,
+        )?,
+        Examination::Liveness => global_property(
+            &mut answer,
+            global(Property::Liveness),
+            net,
+            limits,
+            interrupt,
+        )?,
+    };
+    Ok(answer)
+}
+
+/// StateSpace: the four figures of `unfold reach`, or `CANNOT_COMPUTE`.
+fn state_space(
+    answer: &mut Answer,
+    net: &Net,
+    limits: &Limits,
+) -> Result<Option<StopReason>, Overflow> {
+    let r = reach_net(net, limits, &mut |_| {})?;
+    if let Some(reason) = r.stopped {
+        answer.note(format!("{} markings found before the limit", r.states));
+        answer.line(CANNOT_COMPUTE.to_string());
+        return Ok(Some(reason));
+    }
+    let figures = StateSpaceAnswer {
+        states: r.states,
+        transitions: r.edges,
+        max_token_in_place: r.max_tokens_in_place,
+        max_token_per_marking: r.max_tokens_per_marking,
+    };
+    answer.lines.extend(state_space_lines(&figures, EXPLICIT));
+    Ok(None)
+}
+
+/// Records the verdict of a global-property run; returns what stopped it without one.
+fn report_global(
+    answer: &mut Answer,
+    exam: Examination,
+    run: &GlobalRun,
+    by: &[Technique],
+) -> Option<StopReason> {
+    if let Some(why) = &run.evidence {
+        answer.note(why.clone());
+    }
+    answer.note(format!(
+        "{} markings{}",
+        run.states,
+        if run.early { " (decided early)" } else { "" }
+    ));
+    answer.line(formula_line(exam, run.verdict, by));
+    if run.verdict.is_none() {
+        run.stopped.or(Some(StopReason::Interrupted))
+    } else {
+        None
+    }
+}
+
+/// An examination decided on the explicit reachability graph.
+fn global_property(
+    answer: &mut Answer,
+    (exam, property): (Examination, Property),
+    net: &Net,
+    limits: &Limits,
+    interrupt: &AtomicBool,
+) -> Result<Option<StopReason>, Overflow> {
+    let run = global::decide(net, property, limits, Some(interrupt), &mut |_| {})?;
+    Ok(report_global(answer, exam, &run, EXPLICIT))
+}
+
+/// ReachabilityDeadlock, by the chosen method.
+fn deadlock(
+    answer: &mut Answer,
+    net: &Net,
+    method: DeadlockMethod,
+    limits: &Limits,
+    budget: Option<Duration>,
+    interrupt: &Arc<AtomicBool>,
+) -> Result<Option<StopReason>, Overflow> {
+    let exam = Examination::ReachabilityDeadlock;
+    let explicit = |answer: &mut Answer, limits: &Limits| {
+        global_property(answer, (exam, Property::Deadlock), net, limits, interrupt)
+    };
+    match method {
+        DeadlockMethod::Reach => explicit(answer, limits),
+        DeadlockMethod::Dpor => deadlock_dpor(answer, net, limits),
+        DeadlockMethod::Prefix => match deadlock_prefix(answer, net, limits) {
+            PrefixVerdict::Decided => Ok(None),
+            PrefixVerdict::NotSafe(why) => {
+                answer.note(format!("{why}; deciding on the explicit state space"));
+                explicit(answer, limits)
+            }
+            PrefixVerdict::Stopped(reason) => {
+                answer.line(formula_line(exam, None, UNFOLDING));
+                Ok(Some(reason))
+            }
+        },
+        DeadlockMethod::Auto => {
+            if !looks_safe(net) {
+                return explicit(answer, limits);
+            }
+            // Half the remaining time for the prefix, then whatever is left for the state space.
+            let first = budget.map(|t| t.saturating_sub(limits.elapsed()) / 2);
+            let prefix_limits =
+                Limits::new(first, limits.mem_limit()).with_interrupt_flag(interrupt.clone());
+            match deadlock_prefix(answer, net, &prefix_limits) {
+                PrefixVerdict::Decided => Ok(None),
+                PrefixVerdict::NotSafe(why) => {
+                    answer.note(format!("{why}; deciding on the explicit state space"));
+                    explicit(answer, limits)
+                }
+                PrefixVerdict::Stopped(StopReason::Interrupted) => {
+                    answer.line(formula_line(exam, None, UNFOLDING));
+                    Ok(Some(StopReason::Interrupted))
+                }
+                PrefixVerdict::Stopped(reason) => {
+                    answer.note(format!("prefix stopped ({reason}); trying the state space"));
+                    explicit(answer, limits)
+                }
+            }
+        }
+    }
+}
+
+/// Nets whose initial marking and arc weights are at most 1 (the prefix's domain, unless a
+/// run puts two tokens on a place, which the prefix detects).
+fn looks_safe(net: &Net) -> bool {
+    net.certified_safe() || (net.places.iter().all(|p| p.initial <= 1) && net.max_weight() <= 1)
+}
+
+/// What the prefix said about deadlocks.
+enum PrefixVerdict {
+    /// Answered (the line is recorded).
+    Decided,
+    /// The net is not 1-safe (the reason).
+    NotSafe(String),
+    /// A limit stopped it (nothing recorded).
+    Stopped(StopReason),
+}
+
+fn deadlock_prefix(answer: &mut Answer, net: &Net, limits: &Limits) -> PrefixVerdict {
+    let exam = Examination::ReachabilityDeadlock;
+    let options = PrefixOptions {
+        order: prefix::Order::Erv,
+        deadlock: true,
+    };
+    let r = match prefix::unfold_prefix(net, options, limits, &mut |_| {}) {
+        Ok(r) => r,
+        Err(not_safe) => return PrefixVerdict::NotSafe(not_safe.to_string()),
+    };
+    let verdict = match r.deadlock {
+        Some(DeadlockAnswer::Free) => false,
+        Some(DeadlockAnswer::Found(config)) => {
+            answer.note(format!(
+                "a configuration of {} events ends in a deadlock",
+                config.len()
+            ));
+            true
+        }
+        Some(DeadlockAnswer::Unknown(reason)) => return PrefixVerdict::Stopped(reason),
+        None => unreachable!("the deadlock answer was asked for"),
+    };
+    answer.note(format!(
+        "complete prefix: {} events, {} cutoffs",
+        r.prefix.events.len(),
+        r.prefix.cutoffs()
+    ));
+    answer.line(formula_line(exam, Some(verdict), UNFOLDING));
+    PrefixVerdict::Decided
+}
+
+fn deadlock_dpor(
+    answer: &mut Answer,
+    net: &Net,
+    limits: &Limits,
+) -> Result<Option<StopReason>, Overflow> {
+    let exam = Examination::ReachabilityDeadlock;
+    let opts = UdporOptions {
+        // Cutoffs make every run finite on a bounded net; the limits stop the others.
+        max_depth: usize::MAX,
+        cutoffs: Some(Order::Erv),
+        ..UdporOptions::default()
+    };
+    let (stats, _) =
+        NetSystem::new(net).retry_widened(|sys| udpor::explore(sys, &opts, limits, &mut |_| {}))?;
+    answer.note(format!(
+        "unfolding DPOR: {} maximal configurations, {} events, {} cutoffs",
+        stats.maximal_configurations, stats.events, stats.cutoffs
+    ));
+    // A deadlock found is one, whether or not the exploration finished.
+    let verdict = if stats.deadlocks > 0 {
+        Some(true)
+    } else if stats.complete() {
+        Some(false)
+    } else {
+        None
+    };
+    answer.line(formula_line(exam, verdict, UNFOLDING));
+    Ok(match verdict {
+        Some(_) => None,
+        None => Some(stats.stopped.unwrap_or(StopReason::DepthLimit)),
+    })
+}
