@@ -3,7 +3,6 @@
 //! Data flows one way: file → [`formats`] → [`model`] → [`system::System`] → [`explore`] →
 //! [`report`].
 
-pub mod batch;
 pub mod explore;
 pub mod formats;
 pub mod mcc;

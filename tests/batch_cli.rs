@@ -8,7 +8,9 @@ use std::process::{Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use unfold::batch::{COLUMNS, parse_csv};
+
+mod common;
+use common::{BATCH_COLUMNS, csv_records};
 
 fn shared() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/nets");
@@ -28,9 +30,9 @@ fn unfold() -> Command {
 fn read_rows(csv: &Path) -> Vec<BTreeMap<String, String>> {
     let text = std::fs::read_to_string(csv).unwrap();
     assert!(text.ends_with('\n'), "last row cut short:\n{text}");
-    let mut records = parse_csv(&text).into_iter();
+    let mut records = csv_records(&text).into_iter();
     let header = records.next().expect("a header");
-    assert_eq!(header, COLUMNS.map(String::from).to_vec());
+    assert_eq!(header, BATCH_COLUMNS.map(String::from).to_vec());
     records
         .map(|r| {
             assert_eq!(r.len(), header.len(), "ragged row {r:?}");

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+
 /// How long after its time limit a run may take to stop and report.
 const SLACK: Duration = Duration::from_secs(2);
 
@@ -449,7 +451,7 @@ fn timeout_batch() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = std::fs::read_to_string(&csv).unwrap();
-    let rows = unfold::batch::parse_csv(&text);
+    let rows = common::csv_records(&text);
     let header = &rows[0];
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     assert_eq!(rows.len(), 4, "{text}");
@@ -576,7 +578,7 @@ fn mem_limit_batch() {
     // Every run recorded, some stopped by a limit: exit 3.
     assert_eq!(e.code, Some(3), "{}", e.stderr);
     let text = std::fs::read_to_string(&csv).unwrap();
-    let rows = unfold::batch::parse_csv(&text);
+    let rows = common::csv_records(&text);
     let header = &rows[0];
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     assert_eq!(rows.len(), 3, "{text}");

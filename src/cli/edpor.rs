@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Result, anyhow};
 use clap::Args;
 
-use super::shared::{LimitArgs, Outcome, OutputArgs, emit_report, watch};
+use super::shared::{LimitArgs, Outcome, OutputArgs, emit_report, read_program, watch};
 use unfold::explore::edpor::{self, EdporOptions, EdporProgress};
 use unfold::model::program_system::ProgramSystem;
 use unfold::report::progress::Progress;
@@ -36,10 +36,7 @@ pub fn run(args: &EdporArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         file,
         Some(&args.output),
     );
-    watchdog.weigh_input(file);
-    let bytes = unfold::formats::load(file)?;
-    let program = unfold::formats::tsys::parse(&bytes, file)?;
-    drop(bytes);
+    let program = read_program(file, &watchdog)?;
     watchdog.phase("building the system");
     let sys = ProgramSystem::new(&program).map_err(|e| anyhow!("{}: {e}", file.display()))?;
     watchdog.phase("exploring");

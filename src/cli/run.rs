@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 
-use super::shared::{LimitArgs, Outcome, OutputArgs, emit_to, read_net, watch};
+use super::shared::{LimitArgs, Outcome, OutputArgs, emit_to, read_net, read_program, watch};
 use unfold::explore::udpor::{self, Cache, Pick, UdporOptions, UdporOutcome};
 use unfold::model::net_system::NetSystem;
 use unfold::model::program_system::ProgramSystem;
@@ -210,10 +210,7 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
                 file.display()
             );
         }
-        watchdog.weigh_input(file);
-        let bytes = unfold::formats::load(file)?;
-        let program = unfold::formats::tsys::parse(&bytes, file)?;
-        drop(bytes);
+        let program = read_program(file, &watchdog)?;
         watchdog.phase("building the system");
         let sys = ProgramSystem::new(&program).map_err(|e| anyhow!("{}: {e}", file.display()))?;
         watchdog.phase("exploring");

@@ -15,6 +15,7 @@ use super::process::watchdog::{StopReport, Stopped, Watchdog, claim_report};
 use unfold::explore::limits::Limits;
 use unfold::formats::{self, Format};
 use unfold::model::net::Net;
+use unfold::model::program::Program;
 use unfold::modes::{self, Report, Verdict};
 use unfold::report::stats::Stats;
 
@@ -152,6 +153,14 @@ pub fn read_net(path: &Path, watchdog: &Watchdog) -> Result<(Net, Format)> {
     watchdog.weigh_input(path);
     watchdog.phase("reading the input");
     Ok(formats::read_net(path)?)
+}
+
+/// Reads a `.tsys` program, after weighing the file against the memory limit.
+pub fn read_program(path: &Path, watchdog: &Watchdog) -> Result<Program> {
+    watchdog.weigh_input(path);
+    watchdog.phase("reading the input");
+    let bytes = formats::load(path)?;
+    Ok(formats::tsys::parse(&bytes, path)?)
 }
 
 /// Prints `stats` as asked: the human block on standard output unless the JSON goes there.

@@ -57,7 +57,8 @@ pub fn brute_report(b: &BruteStats, file: &Path, elapsed: Duration) -> Report {
     Report {
         stats: out,
         notes: b.stopped.map(describe_stop).into_iter().collect(),
-        found: b.deadlocks > 0,
+        // An oracle's figures are an answer only when complete: a limit is reported first.
+        found: complete && b.deadlocks > 0,
         complete,
     }
 }

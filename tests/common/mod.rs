@@ -192,3 +192,42 @@ pub fn machines_net(k: usize, len: usize, steps: Vec<MachineStep>) -> unfold::mo
     }
     b.finish()
 }
+
+/// The records of a CSV file's text, header included, read with the `csv` crate (not with the
+/// binary's own reader): the batch's output must be standard CSV.
+pub fn csv_records(text: &str) -> Vec<Vec<String>> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes())
+        .records()
+        .map(|r| {
+            r.expect("well-formed CSV")
+                .iter()
+                .map(String::from)
+                .collect()
+        })
+        .collect()
+}
+
+/// The columns of `unfold batch --csv`, in order: a stable interface (README, "Batch runs").
+pub const BATCH_COLUMNS: [&str; 18] = [
+    "net",
+    "mode",
+    "status",
+    "exit_code",
+    "wall_s",
+    "peak_mb",
+    "states",
+    "edges",
+    "deadlocks",
+    "events",
+    "cutoffs",
+    "conditions",
+    "histories",
+    "maximal_configurations",
+    "executions",
+    "complete",
+    "file",
+    "message",
+];

@@ -174,16 +174,14 @@ const HUGE_PAGE: usize = 2 << 20;
 
 /// Makes the pages wholly inside `[p + from, p + to)` resident and writable, in one call. The
 /// explorers' tables grow by an eighth at a time, hash tables double, and both fill what they
-/// got soon after; touching those pages one by one costs a page fault each, which on runs that
-/// keep millions of events is a third of the time (Raft-PT-02 without cutoffs: 355 000 faults
-/// for 2 M events, 40 000 with this; benches/HISTORY.md, "Session 23"). The price is up to an
+/// got soon after; touching those pages one by one costs a page fault each, a large share of
+/// the time of runs that keep millions of events (benches/HISTORY.md). The price is up to an
 /// eighth of a growing table held before it is used. Best effort: kernels older than 5.14
 /// refuse the call, and the pages are then faulted in as they are touched.
 ///
 /// Blocks of 2 MiB or more are also offered transparent huge pages (where the kernel gives
-/// them only to regions that ask): a fault per 2 MiB instead of per page, which takes a quarter
-/// to a third of the system time of the long runs off (Raft-PT-02 without cutoffs, 2 M events:
-/// 0.38 → 0.27 s; benches/HISTORY.md, "Session 29"). The whole block is marked, so that a
+/// them only to regions that ask): a fault per 2 MiB instead of per page, which takes much of
+/// the system time of the long runs off. The whole block is marked, so that a
 /// mapping grown by `mremap` stays one region.
 #[cfg(target_os = "linux")]
 #[cold]

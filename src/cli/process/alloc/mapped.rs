@@ -3,8 +3,8 @@
 //! The explorers' tables grow by an eighth at a time (`unfolding::grow`), and arrays of
 //! children by doubling. glibc serves blocks below its mmap threshold, which it raises up to
 //! 32 MiB as large blocks are freed, from its heap, where growing a block usually means a new
-//! one and a copy: Raft-PT-02 without cutoffs copied 0.86 GiB that way for 2 M events, the
-//! chain of 1 000 000 transitions 0.74 GiB (benches/HISTORY.md, "Session 25"). A block that
+//! one and a copy: runs that keep millions of events copied gigabytes that way
+//! (benches/HISTORY.md). A block that
 //! grows past [`MAP_AT`] is moved once into a mapping of its own; from then on it grows (or
 //! shrinks) by `mremap`, which moves page tables instead of bytes. Blocks allocated at their
 //! full size (temporaries, tables sized once) stay with glibc, which reuses their memory when

@@ -1,6 +1,19 @@
 //! `unfold batch PATH...`: runs unfold's modes (and other tools) over benchmark suites, one CSV
 //! row per (net, mode), flushed as soon as the run ends, so that an interrupted batch can be
-//! finished with `--resume`. The runner itself is [`unfold::batch`].
+//! finished with `--resume`.
+//!
+//! The harness lives in the binary: it spawns `unfold` itself and knows its subcommands, flags,
+//! exit codes and JSON keys. Its pieces: [`discover`] finds the nets under files and folders,
+//! [`supervise`] runs one child process with a hard wall-clock limit and measures its wall time
+//! and peak memory, [`job`] turns one (net, mode) pair into a [`Row`] and runs many on a pool
+//! of threads, [`row`] writes and reads rows (so that an interrupted batch can be resumed),
+//! and [`external`] runs other unfolders and recognises their statistics lines.
+
+pub mod discover;
+pub mod external;
+pub mod job;
+pub mod row;
+pub mod supervise;
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -15,9 +28,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::shared::{Outcome, parse_duration, parse_size};
-use unfold::batch::{
-    COLUMNS, Job, Mode, Row, RunOptions, Status, csv_line, discover, parse_csv, run_jobs, summary,
-};
+use discover::discover;
+use job::{Job, RunOptions, run_jobs};
+use row::{COLUMNS, Mode, Row, Status, csv_line, parse_csv, summary};
 
 /// `unfold batch`.
 #[derive(Args, Debug)]
