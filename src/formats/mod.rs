@@ -6,6 +6,7 @@
 pub mod mci;
 pub mod pep;
 pub mod pnml;
+mod text;
 pub mod tsys;
 
 use std::fmt;

@@ -42,6 +42,7 @@ use nom::{
 };
 use rustc_hash::FxHashMap;
 
+use super::text::{Fail, Res, fail, model_name};
 use super::{Position, ReadError};
 use crate::model::program::{
     BinOp, Body, Expr, Message, MessageId, Program, SharedVar, Stmt, StmtKind, Thread, UnOp,
@@ -57,25 +58,19 @@ pub const MAX_NESTING: usize = 256;
 
 /// Parses a `.tsys` program; it is named after the file stem.
 pub fn parse(bytes: &[u8], file: &Path) -> Result<Program, ReadError> {
-    let err = |offset: usize, message: String| {
-        ReadError::parse(file, Some(Position::of_offset(bytes, offset)), message)
-    };
+    let in_file = |f: Fail| f.in_file(bytes, file);
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
-        Err(e) => return Err(err(e.valid_up_to(), "the file is not valid UTF-8".into())),
+        Err(e) => return fail(e.valid_up_to(), "the file is not valid UTF-8").map_err(in_file),
     };
-    let name = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut lexer = Lexer {
         src: text,
         pos: 0,
         depth: 0,
     };
-    let raw = lexer.file().map_err(|f| err(f.offset, f.message))?;
-    let mut program = resolve(text, raw).map_err(|f| err(f.offset, f.message))?;
-    program.name = name;
+    let raw = lexer.file().map_err(in_file)?;
+    let mut program = resolve(text, raw).map_err(in_file)?;
+    program.name = model_name(file);
     Ok(program)
 }
 
@@ -86,22 +81,6 @@ pub fn parse_str(text: &str) -> Result<Program, ReadError> {
 
 // ---------------------------------------------------------------------------------------------
 // Lexing and the raw syntax tree
-
-/// A failure at a byte offset.
-#[derive(Debug)]
-struct Fail {
-    offset: usize,
-    message: String,
-}
-
-type Res<T> = Result<T, Fail>;
-
-fn fail<T>(offset: usize, message: impl Into<String>) -> Res<T> {
-    Err(Fail {
-        offset,
-        message: message.into(),
-    })
-}
 
 /// A name with its offset.
 #[derive(Clone, Debug)]
