@@ -79,6 +79,23 @@ pub fn parse_str(text: &str) -> Result<Program, ReadError> {
     parse(text.as_bytes(), Path::new("<input>"))
 }
 
+/// The keywords that open the top-level declarations of a program: every program starts with
+/// one of them, after white space and comments.
+const DECLARATIONS: &[&str] = &["var", "lock", "handler", "bound", "message", "thread"];
+
+/// Whether `head`, the first bytes of a file, opens as a program does: after white space and
+/// `//` comments, one of the top-level declaration keywords as a whole word. `head` may end
+/// anywhere, even inside a character; a byte-order mark is no white space here, as for
+/// [`parse`].
+pub(super) fn opens_as_program(head: &[u8]) -> bool {
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).expect("valid up to there"),
+    };
+    let rest = skip(text).map_or(text, |(rest, _)| rest);
+    ident_token(rest).is_ok_and(|(_, word)| DECLARATIONS.contains(&word))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Lexing and the raw syntax tree
 
