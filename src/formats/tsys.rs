@@ -42,6 +42,7 @@ use nom::{
 };
 use rustc_hash::FxHashMap;
 
+use super::text::{Fail, Res, fail, model_name};
 use super::{Position, ReadError};
 use crate::model::program::{
     BinOp, Body, Expr, Message, MessageId, Program, SharedVar, Stmt, StmtKind, Thread, UnOp,
@@ -57,25 +58,19 @@ pub const MAX_NESTING: usize = 256;
 
 /// Parses a `.tsys` program; it is named after the file stem.
 pub fn parse(bytes: &[u8], file: &Path) -> Result<Program, ReadError> {
-    let err = |offset: usize, message: String| {
-        ReadError::parse(file, Some(Position::of_offset(bytes, offset)), message)
-    };
+    let in_file = |f: Fail| f.in_file(bytes, file);
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
-        Err(e) => return Err(err(e.valid_up_to(), "the file is not valid UTF-8".into())),
+        Err(e) => return fail(e.valid_up_to(), "the file is not valid UTF-8").map_err(in_file),
     };
-    let name = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut lexer = Lexer {
         src: text,
         pos: 0,
         depth: 0,
     };
-    let raw = lexer.file().map_err(|f| err(f.offset, f.message))?;
-    let mut program = resolve(text, raw).map_err(|f| err(f.offset, f.message))?;
-    program.name = name;
+    let raw = lexer.file().map_err(in_file)?;
+    let mut program = resolve(text, raw).map_err(in_file)?;
+    program.name = model_name(file);
     Ok(program)
 }
 
@@ -84,24 +79,25 @@ pub fn parse_str(text: &str) -> Result<Program, ReadError> {
     parse(text.as_bytes(), Path::new("<input>"))
 }
 
+/// The keywords that open the top-level declarations of a program: every program starts with
+/// one of them, after white space and comments.
+const DECLARATIONS: &[&str] = &["var", "lock", "handler", "bound", "message", "thread"];
+
+/// Whether `head`, the first bytes of a file, opens as a program does: after white space and
+/// `//` comments, one of the top-level declaration keywords as a whole word. `head` may end
+/// anywhere, even inside a character; a byte-order mark is no white space here, as for
+/// [`parse`].
+pub(super) fn opens_as_program(head: &[u8]) -> bool {
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).expect("valid up to there"),
+    };
+    let rest = skip(text).map_or(text, |(rest, _)| rest);
+    ident_token(rest).is_ok_and(|(_, word)| DECLARATIONS.contains(&word))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Lexing and the raw syntax tree
-
-/// A failure at a byte offset.
-#[derive(Debug)]
-struct Fail {
-    offset: usize,
-    message: String,
-}
-
-type Res<T> = Result<T, Fail>;
-
-fn fail<T>(offset: usize, message: impl Into<String>) -> Res<T> {
-    Err(Fail {
-        offset,
-        message: message.into(),
-    })
-}
 
 /// A name with its offset.
 #[derive(Clone, Debug)]

@@ -104,7 +104,7 @@ fn input_factor(path: &Path) -> u64 {
     match unfold::formats::sniff(&head, path) {
         Some(unfold::formats::Format::Pnml) => 2,
         Some(unfold::formats::Format::Pep) => 4,
-        None => 2,
+        Some(unfold::formats::Format::Tsys) | None => 2,
     }
 }
 
