@@ -673,6 +673,18 @@ impl ProgramSystem {
         (self.var_names.len() + self.lock_names.len()) as Resource + h
     }
 
+    /// The footprint of `t` without the handler resources: what Event-DPOR and its oracle
+    /// count as conflicts, two messages of one handler being ordered by the handler alone.
+    pub fn footprint_without_handlers(&self, t: Transition) -> Vec<Touch> {
+        let first = self.handler_resource(0);
+        let handlers = first..first + self.handler_names.len() as Resource;
+        self.footprint(t)
+            .iter()
+            .filter(|x| !handlers.contains(&x.resource))
+            .copied()
+            .collect()
+    }
+
     /// The footprint resource of instance `i`'s program order (written by each of its steps
     /// and by the post that creates it).
     pub fn program_order_resource(&self, i: InstanceId) -> Resource {
@@ -764,7 +776,8 @@ impl ProgramSystem {
         }
     }
 
-    fn handler_of(&self, i: InstanceId) -> Option<HandlerId> {
+    /// The handler running instance `i` (a message), or `None` (a thread).
+    pub fn handler_of(&self, i: InstanceId) -> Option<HandlerId> {
         match self.instances[i as usize].kind {
             InstanceKind::Message { handler, .. } => Some(handler),
             InstanceKind::Thread(_) => None,

@@ -2,7 +2,7 @@
 //! as pseudo-threads), their events, the conflict relation without the handler serialisation,
 //! and stepping, all taken from [`ProgramSystem`] (no second interpreter).
 
-use crate::model::program_system::{InstanceId, InstanceKind, ProgramSystem, Status};
+use crate::model::program_system::{InstanceId, ProgramSystem, Status};
 use crate::system::{Footprint, Overflow, System, Touch, Transition, footprints_conflict};
 
 /// A process: a thread or a message instance.
@@ -57,29 +57,13 @@ impl<'s> Processes<'s> {
     /// The processes of `sys`.
     pub fn new(sys: &'s ProgramSystem) -> Processes<'s> {
         let n = sys.instances().len();
-        let handler: Vec<Option<u32>> = sys
-            .instances()
-            .iter()
-            .map(|i| match i.kind {
-                InstanceKind::Message { handler, .. } => Some(handler),
-                InstanceKind::Thread(_) => None,
-            })
-            .collect();
-        let handler_res: Vec<u32> = (0..sys.handler_count() as u32)
-            .map(|h| sys.handler_resource(h))
-            .collect();
+        let handler: Vec<Option<u32>> = (0..n as Inst).map(|i| sys.handler_of(i)).collect();
         let mut fp = Vec::with_capacity(sys.transition_count());
         let mut lock = Vec::with_capacity(sys.transition_count());
         let mut lock_op = Vec::with_capacity(sys.transition_count());
         let mut trans = vec![Vec::new(); n];
         for t in 0..sys.transition_count() as Transition {
-            fp.push(
-                sys.footprint(t)
-                    .iter()
-                    .filter(|x| !handler_res.contains(&x.resource))
-                    .copied()
-                    .collect(),
-            );
+            fp.push(sys.footprint_without_handlers(t));
             lock.push(sys.is_lock(t));
             lock_op.push(
                 sys.footprint(t)
