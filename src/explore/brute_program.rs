@@ -16,7 +16,7 @@
 use rustc_hash::FxHashMap;
 
 use super::limits::{Limits, StopReason};
-use crate::model::program_system::{InstanceId, InstanceKind, ProgramSystem};
+use crate::model::program_system::{InstanceId, ProgramSystem};
 use crate::system::{Overflow, System, Touch, Transition, footprints_conflict};
 
 /// What the enumeration found.
@@ -175,25 +175,11 @@ fn trace_of(
 /// The oracle's view of a program: footprints without handler resources, and the handler of
 /// each instance.
 fn oracle_view(sys: &ProgramSystem) -> (Vec<Vec<Touch>>, Vec<Option<u32>>) {
-    let handler_res: Vec<u32> = (0..sys.handler_count() as u32)
-        .map(|h| sys.handler_resource(h))
-        .collect();
     let fp = (0..sys.transition_count() as Transition)
-        .map(|t| {
-            sys.footprint(t)
-                .iter()
-                .filter(|x| !handler_res.contains(&x.resource))
-                .copied()
-                .collect()
-        })
+        .map(|t| sys.footprint_without_handlers(t))
         .collect();
-    let handler_of = sys
-        .instances()
-        .iter()
-        .map(|i| match i.kind {
-            InstanceKind::Message { handler, .. } => Some(handler),
-            InstanceKind::Thread(_) => None,
-        })
+    let handler_of = (0..sys.instances().len() as InstanceId)
+        .map(|i| sys.handler_of(i))
         .collect();
     (fp, handler_of)
 }

@@ -45,7 +45,8 @@ use rustc_hash::FxHashMap;
 use super::text::{Fail, Res, fail, model_name};
 use super::{Position, ReadError};
 use crate::model::program::{
-    BinOp, Body, Expr, Message, MessageId, Program, SharedVar, Stmt, StmtKind, Thread, UnOp,
+    BinOp, Body, Expr, Message, MessageId, Program, SharedAccess, SharedVar, Stmt, StmtKind,
+    Thread, UnOp,
 };
 
 /// The largest loop bound (loop counters are 16-bit fields of the packed state).
@@ -795,10 +796,10 @@ impl Resolver<'_> {
     fn stmt(&mut self, s: &RStmt, regs: &Regs, owner: usize) -> Res<Stmt> {
         let kind = match &s.kind {
             RKind::Assign(lhs, rhs) => match self.globals.get(&lhs.text) {
-                Some(Global::Var(v)) => StmtKind::Write {
+                Some(Global::Var(v)) => StmtKind::Shared(SharedAccess::Write {
                     var: *v,
                     value: self.expr(rhs, regs, true)?,
-                },
+                }),
                 Some(g) => {
                     return fail(
                         lhs.at,
@@ -814,7 +815,7 @@ impl Resolver<'_> {
                             let Some(Global::Var(var)) = self.globals.get(&n.text) else {
                                 unreachable!()
                             };
-                            StmtKind::Read { reg, var: *var }
+                            StmtKind::Shared(SharedAccess::Read { reg, var: *var })
                         }
                         _ => StmtKind::Local {
                             reg,
@@ -826,21 +827,21 @@ impl Resolver<'_> {
             RKind::Cas(lhs, var, e1, e2) => {
                 let reg = self.result_register(lhs, regs)?;
                 let var = self.shared(var)?;
-                StmtKind::Cas {
+                StmtKind::Shared(SharedAccess::Cas {
                     reg,
                     var,
                     expected: self.expr(e1, regs, true)?,
                     new: self.expr(e2, regs, true)?,
-                }
+                })
             }
             RKind::FetchAdd(lhs, var, e) => {
                 let reg = self.result_register(lhs, regs)?;
                 let var = self.shared(var)?;
-                StmtKind::FetchAdd {
+                StmtKind::Shared(SharedAccess::FetchAdd {
                     reg,
                     var,
                     delta: self.expr(e, regs, true)?,
-                }
+                })
             }
             RKind::Lock(n) => StmtKind::Lock(self.lock(n)?),
             RKind::Unlock(n) => StmtKind::Unlock(self.lock(n)?),

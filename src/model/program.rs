@@ -138,9 +138,11 @@ impl Expr {
     }
 }
 
-/// What a statement does.
+/// An access to a shared variable: a read, a write, a `cas` or a `fetch_add`. The parsed
+/// statement ([`StmtKind::Shared`]) and the compiled operation of the program's system hold the
+/// same value.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StmtKind {
+pub enum SharedAccess {
     /// `reg = var`: a read of a shared variable.
     Read {
         /// Destination register.
@@ -153,13 +155,6 @@ pub enum StmtKind {
         /// The variable written.
         var: VarId,
         /// The value (over registers).
-        value: Expr,
-    },
-    /// `reg = value`: a local step.
-    Local {
-        /// Destination register.
-        reg: RegId,
-        /// The value.
         value: Expr,
     },
     /// `reg = cas(var, expected, new)`: if `var == expected` then `var = new`; `reg` gets the
@@ -182,6 +177,45 @@ pub enum StmtKind {
         var: VarId,
         /// The increment.
         delta: Expr,
+    },
+}
+
+impl SharedAccess {
+    /// The variable accessed.
+    pub fn var(&self) -> VarId {
+        match self {
+            SharedAccess::Read { var, .. }
+            | SharedAccess::Write { var, .. }
+            | SharedAccess::Cas { var, .. }
+            | SharedAccess::FetchAdd { var, .. } => *var,
+        }
+    }
+
+    /// Calls `f` on every register the access reads (in its expressions).
+    pub fn registers(&self, f: &mut dyn FnMut(RegId)) {
+        match self {
+            SharedAccess::Read { .. } => {}
+            SharedAccess::Write { value, .. } => value.registers(f),
+            SharedAccess::Cas { expected, new, .. } => {
+                expected.registers(f);
+                new.registers(f);
+            }
+            SharedAccess::FetchAdd { delta, .. } => delta.registers(f),
+        }
+    }
+}
+
+/// What a statement does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StmtKind {
+    /// A read, write, `cas` or `fetch_add` of a shared variable.
+    Shared(SharedAccess),
+    /// `reg = value`: a local step.
+    Local {
+        /// Destination register.
+        reg: RegId,
+        /// The value.
+        value: Expr,
     },
     /// `lock m`: blocks while `m` is held by anyone (locks are not reentrant).
     Lock(LockId),
@@ -246,26 +280,19 @@ impl Body {
         let mut used = vec![false; self.registers.len()];
         fn walk(stmts: &[Stmt], used: &mut Vec<bool>) {
             for s in stmts {
-                let mut mark = |e: &Expr| e.registers(&mut |r| used[r as usize] = true);
+                let mut mark = |r: RegId| used[r as usize] = true;
                 match &s.kind {
-                    StmtKind::Read { .. }
-                    | StmtKind::Lock(_)
-                    | StmtKind::Unlock(_)
-                    | StmtKind::Post { .. } => {}
-                    StmtKind::Write { value, .. } | StmtKind::Local { value, .. } => mark(value),
-                    StmtKind::Cas { expected, new, .. } => {
-                        mark(expected);
-                        mark(new);
-                    }
-                    StmtKind::FetchAdd { delta, .. } => mark(delta),
-                    StmtKind::Assume(c) | StmtKind::Assert(c) => mark(c),
+                    StmtKind::Lock(_) | StmtKind::Unlock(_) | StmtKind::Post { .. } => {}
+                    StmtKind::Shared(a) => a.registers(&mut mark),
+                    StmtKind::Local { value, .. } => value.registers(&mut mark),
+                    StmtKind::Assume(c) | StmtKind::Assert(c) => c.registers(&mut mark),
                     StmtKind::If { cond, then, els } => {
-                        mark(cond);
+                        cond.registers(&mut mark);
                         walk(then, used);
                         walk(els, used);
                     }
                     StmtKind::While { cond, body, .. } => {
-                        mark(cond);
+                        cond.registers(&mut mark);
                         walk(body, used);
                     }
                 }

@@ -76,7 +76,9 @@
 
 use std::fmt::Write as _;
 
-use super::program::{Expr, HandlerId, LockId, MessageId, Program, RegId, Stmt, StmtKind, VarId};
+use super::program::{
+    Expr, HandlerId, LockId, MessageId, Program, RegId, SharedAccess, Stmt, StmtKind, VarId,
+};
 use crate::system::{Access, Footprint, Overflow, Resource, System, Touch, Transition};
 
 /// Index of an instance (a thread, or a message instance).
@@ -181,24 +183,11 @@ impl Instance {
 /// local and folded.
 #[derive(Clone, Debug)]
 enum Op {
-    Read {
-        reg: RegId,
-        var: VarId,
-    },
-    Write {
-        var: VarId,
-        value: Expr,
-    },
-    Cas {
-        reg: RegId,
-        var: VarId,
-        expected: Expr,
-        new: Expr,
-    },
-    FetchAdd {
-        reg: Option<RegId>,
-        var: VarId,
-        delta: Expr,
+    /// A shared access, as parsed; `store` says whether the old value goes to its register
+    /// (false only for a `fetch_add` whose register nothing reads).
+    Shared {
+        access: SharedAccess,
+        store: bool,
     },
     Lock(LockId),
     Unlock(LockId),
@@ -229,14 +218,7 @@ impl Op {
     fn visible(&self) -> bool {
         matches!(
             self,
-            Op::Read { .. }
-                | Op::Write { .. }
-                | Op::Cas { .. }
-                | Op::FetchAdd { .. }
-                | Op::Lock(_)
-                | Op::Unlock(_)
-                | Op::Assert(_)
-                | Op::Post { .. }
+            Op::Shared { .. } | Op::Lock(_) | Op::Unlock(_) | Op::Assert(_) | Op::Post { .. }
         )
     }
 }
@@ -255,34 +237,14 @@ struct Code {
 fn compile_stmts(stmts: &[Stmt], used: &[bool], code: &mut Code) {
     for s in stmts {
         let op = match &s.kind {
-            StmtKind::Read { reg, var } => Op::Read {
-                reg: *reg,
-                var: *var,
-            },
-            StmtKind::Write { var, value } => Op::Write {
-                var: *var,
-                value: value.clone(),
+            StmtKind::Shared(access) => Op::Shared {
+                // An unread result is not stored: then two such adds commute exactly.
+                store: !matches!(access, SharedAccess::FetchAdd { reg, .. } if !used[*reg as usize]),
+                access: access.clone(),
             },
             StmtKind::Local { reg, value } => Op::Local {
                 reg: *reg,
                 value: value.clone(),
-            },
-            StmtKind::Cas {
-                reg,
-                var,
-                expected,
-                new,
-            } => Op::Cas {
-                reg: *reg,
-                var: *var,
-                expected: expected.clone(),
-                new: new.clone(),
-            },
-            StmtKind::FetchAdd { reg, var, delta } => Op::FetchAdd {
-                // An unread result is not stored: then two such adds commute exactly.
-                reg: used[*reg as usize].then_some(*reg),
-                var: *var,
-                delta: delta.clone(),
             },
             StmtKind::Lock(l) => Op::Lock(*l),
             StmtKind::Unlock(l) => Op::Unlock(*l),
@@ -576,10 +538,15 @@ impl ProgramSystem {
                 let mut fp = base.clone();
                 let mut touch = |resource, access| fp.push(Touch { resource, access });
                 match op {
-                    Op::Read { var, .. } => touch(*var, Access::READ),
-                    Op::Write { var, .. } | Op::Cas { var, .. } => touch(*var, Access::WRITE),
-                    Op::FetchAdd { reg: None, var, .. } => touch(*var, Access::ADD),
-                    Op::FetchAdd { var, .. } => touch(*var, Access::WRITE),
+                    Op::Shared {
+                        access: SharedAccess::Read { var, .. },
+                        ..
+                    } => touch(*var, Access::READ),
+                    Op::Shared {
+                        access: SharedAccess::FetchAdd { var, .. },
+                        store: false,
+                    } => touch(*var, Access::ADD),
+                    Op::Shared { access, .. } => touch(access.var(), Access::WRITE),
                     Op::Lock(l) | Op::Unlock(l) => touch(nv + *l, Access::WRITE),
                     Op::Post { site } => {
                         // One transition per run of the post statement, each creating one
@@ -706,6 +673,18 @@ impl ProgramSystem {
         (self.var_names.len() + self.lock_names.len()) as Resource + h
     }
 
+    /// The footprint of `t` without the handler resources: what Event-DPOR and its oracle
+    /// count as conflicts, two messages of one handler being ordered by the handler alone.
+    pub fn footprint_without_handlers(&self, t: Transition) -> Vec<Touch> {
+        let first = self.handler_resource(0);
+        let handlers = first..first + self.handler_names.len() as Resource;
+        self.footprint(t)
+            .iter()
+            .filter(|x| !handlers.contains(&x.resource))
+            .copied()
+            .collect()
+    }
+
     /// The footprint resource of instance `i`'s program order (written by each of its steps
     /// and by the post that creates it).
     pub fn program_order_resource(&self, i: InstanceId) -> Resource {
@@ -797,47 +776,54 @@ impl ProgramSystem {
         }
     }
 
-    fn handler_of(&self, i: InstanceId) -> Option<HandlerId> {
+    /// The handler running instance `i` (a message), or `None` (a thread).
+    pub fn handler_of(&self, i: InstanceId) -> Option<HandlerId> {
         match self.instances[i as usize].kind {
             InstanceKind::Message { handler, .. } => Some(handler),
             InstanceKind::Thread(_) => None,
         }
     }
 
+    /// Runs the shared access `a` of instance `i` on `out`, storing the old value in its
+    /// register when `store`; fails on a division by zero.
+    fn access(
+        &self,
+        i: InstanceId,
+        a: &SharedAccess,
+        store: bool,
+        out: &mut [u64],
+    ) -> Result<(), ()> {
+        let var_word = self.small_words + a.var() as usize;
+        let old = out[var_word];
+        let (reg, new) = match a {
+            SharedAccess::Read { reg, .. } => (Some(*reg), old),
+            SharedAccess::Write { value, .. } => (None, self.eval(i, out, value)? as u64),
+            SharedAccess::Cas {
+                reg, expected, new, ..
+            } => {
+                let (e, n) = (self.eval(i, out, expected)?, self.eval(i, out, new)?);
+                (Some(*reg), if old as i64 == e { n as u64 } else { old })
+            }
+            SharedAccess::FetchAdd { reg, delta, .. } => {
+                let d = self.eval(i, out, delta)?;
+                (Some(*reg), (old as i64).wrapping_add(d) as u64)
+            }
+        };
+        out[var_word] = new;
+        if let Some(r) = reg.filter(|_| store) {
+            out[self.reg_word(i, r)] = old;
+        }
+        Ok(())
+    }
+
     /// Runs the visible operation at `pc` of instance `i` on `out`.
     fn step(&self, i: InstanceId, pc: u32, out: &mut [u64]) -> Outcome {
         let inst = &self.instances[i as usize];
         let code = &self.codes[inst.code];
-        let var_word = |v: VarId| self.small_words + v as usize;
         match &code.ops[pc as usize] {
-            Op::Read { reg, var } => out[self.reg_word(i, *reg)] = out[var_word(*var)],
-            Op::Write { var, value } => match self.eval(i, out, value) {
-                Ok(v) => out[var_word(*var)] = v as u64,
-                Err(()) => return Outcome::Failed,
-            },
-            Op::Cas {
-                reg,
-                var,
-                expected,
-                new,
-            } => {
-                let (Ok(e), Ok(n)) = (self.eval(i, out, expected), self.eval(i, out, new)) else {
+            Op::Shared { access, store } => {
+                if self.access(i, access, *store, out).is_err() {
                     return Outcome::Failed;
-                };
-                let old = out[var_word(*var)];
-                if old as i64 == e {
-                    out[var_word(*var)] = n as u64;
-                }
-                out[self.reg_word(i, *reg)] = old;
-            }
-            Op::FetchAdd { reg, var, delta } => {
-                let Ok(d) = self.eval(i, out, delta) else {
-                    return Outcome::Failed;
-                };
-                let old = out[var_word(*var)];
-                out[var_word(*var)] = (old as i64).wrapping_add(d) as u64;
-                if let Some(r) = reg {
-                    out[self.reg_word(i, *r)] = old;
                 }
             }
             Op::Lock(l) => set16(out, self.locks_f + l, i as u64),

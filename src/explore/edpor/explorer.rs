@@ -5,7 +5,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::lin::{self, Cand, Prefix, Search};
-use super::model::{Ev, Inst, Model, Step};
+use super::processes::{Ev, Inst, Processes, Step};
 use super::races::{Reversal, reversals};
 use super::sleep::{self, Sleeper};
 use super::wut::WNode;
@@ -59,7 +59,7 @@ enum End {
 const LIN_BUDGET: u64 = 200_000;
 
 pub(super) struct Explorer<'m, 's> {
-    model: &'m Model<'s>,
+    procs: &'m Processes<'s>,
     opts: EdporOptions,
     limits: &'m Limits,
     frames: Vec<Frame>,
@@ -72,13 +72,13 @@ pub(super) struct Explorer<'m, 's> {
 }
 
 impl<'m, 's> Explorer<'m, 's> {
-    pub fn new(model: &'m Model<'s>, opts: EdporOptions, limits: &'m Limits) -> Self {
+    pub fn new(procs: &'m Processes<'s>, opts: EdporOptions, limits: &'m Limits) -> Self {
         Explorer {
-            model,
+            procs,
             opts,
             limits,
             frames: Vec::new(),
-            counts: vec![0; model.procs()],
+            counts: vec![0; procs.count()],
             en: Vec::new(),
             tree_nodes: 0,
             stats: EdporStats::default(),
@@ -88,8 +88,8 @@ impl<'m, 's> Explorer<'m, 's> {
 
     /// Runs the whole exploration (or until a limit stops it).
     pub fn run(&mut self, progress: &mut dyn FnMut(EdporProgress)) -> Result<(), Overflow> {
-        let mut init = vec![0u64; self.model.words()];
-        self.model.sys.initial_state(&mut init);
+        let mut init = vec![0u64; self.procs.words()];
+        self.procs.sys.initial_state(&mut init);
         self.frames.push(Frame {
             state: init,
             cur: None,
@@ -128,7 +128,7 @@ impl<'m, 's> Explorer<'m, 's> {
 
     /// The explorer's own data, approximately.
     fn bytes(&self) -> u64 {
-        let words = self.model.words() as u64 * 8;
+        let words = self.procs.words() as u64 * 8;
         let frames = self.frames.len() as u64 * (words + std::mem::size_of::<Frame>() as u64);
         let done: u64 = self
             .frames
@@ -159,9 +159,9 @@ impl<'m, 's> Explorer<'m, 's> {
         children: Vec<WNode>,
     ) -> Result<(), Overflow> {
         let d = self.depth();
-        let mut next = vec![0u64; self.model.words()];
+        let mut next = vec![0u64; self.procs.words()];
         let ends = self
-            .model
+            .procs
             .fire(&self.frames[d].state, inst, label, &mut next)?;
         let step = Step {
             ev: Ev {
@@ -176,9 +176,9 @@ impl<'m, 's> Explorer<'m, 's> {
         let inherited = f.sleep.iter().cloned().chain(
             f.explored
                 .iter()
-                .map(|c| Sleeper::new(self.model, &c.step, d)),
+                .map(|c| Sleeper::new(self.procs, &c.step, d)),
         );
-        let sleep = sleep::after(self.model, inherited, &step);
+        let sleep = sleep::after(self.procs, inherited, &step);
         self.frames[d].cur = Some(Child {
             step,
             done: FxHashSet::default(),
@@ -213,7 +213,7 @@ impl<'m, 's> Explorer<'m, 's> {
                 let node = self.frames[d].wut.remove(0);
                 self.tree_nodes = self.tree_nodes.saturating_sub(1);
                 debug_assert!(
-                    self.model
+                    self.procs
                         .sys
                         .is_enabled(&self.frames[d].state, node.step.ev.label),
                     "a wakeup tree step is enabled"
@@ -223,7 +223,7 @@ impl<'m, 's> Explorer<'m, 's> {
                 continue;
             }
             let mut en = std::mem::take(&mut self.en);
-            self.model.enabled(&self.frames[d].state, &mut en);
+            self.procs.enabled(&self.frames[d].state, &mut en);
             let pick = en
                 .iter()
                 .copied()
@@ -258,7 +258,7 @@ impl<'m, 's> Explorer<'m, 's> {
     /// Accounts for the execution just completed and reverses its races.
     fn finish(&mut self, end: End) -> Result<(), Overflow> {
         let steps = self.path();
-        let cand = Cand::new(self.model, steps);
+        let cand = Cand::new(self.procs, steps);
         let redundant = end == End::SleepBlocked || self.redundant(&cand);
         if self.opts.record {
             self.stats.explored.push((labels(&cand.steps), redundant));
@@ -268,13 +268,13 @@ impl<'m, 's> Explorer<'m, 's> {
         } else {
             self.stats.executions += 1;
             let state = &self.frames[self.depth()].state;
-            if self.model.sys.assertion_failed(state) {
+            if self.procs.sys.assertion_failed(state) {
                 self.stats.assertion_failures += 1;
                 if self.stats.assertion_witness.is_none() {
                     self.stats.assertion_witness = Some(labels(&cand.steps));
                 }
             }
-            if self.model.sys.is_deadlock(state) {
+            if self.procs.sys.is_deadlock(state) {
                 self.stats.deadlocks += 1;
                 if self.stats.deadlock_witness.is_none() {
                     self.stats.deadlock_witness = Some(labels(&cand.steps));
@@ -284,7 +284,7 @@ impl<'m, 's> Explorer<'m, 's> {
         // The `done` access sequences of the messages started along the execution.
         for j in 0..self.depth() {
             let step = self.frames[j].cur.as_ref().expect("on the path").step;
-            if step.ev.idx == 0 && self.model.is_message(step.ev.inst) {
+            if step.ev.idx == 0 && self.procs.is_message(step.ev.inst) {
                 let seq: Vec<Transition> = cand
                     .steps
                     .iter()
@@ -299,7 +299,7 @@ impl<'m, 's> Explorer<'m, 's> {
         // Race detection on the execution with its pending steps appended.
         let mut pending = Vec::new();
         if end == End::Maximal {
-            self.model
+            self.procs
                 .pending(&self.frames[self.depth()].state, &mut pending);
         }
         let real = self.depth();
@@ -319,7 +319,7 @@ impl<'m, 's> Explorer<'m, 's> {
                 });
                 counts[inst as usize] += 1;
             }
-            Cand::with_pending(self.model, steps, real)
+            Cand::with_pending(self.procs, steps, real)
         };
         let limits = self.limits;
         let mut stopped = None;
@@ -330,7 +330,7 @@ impl<'m, 's> Explorer<'m, 's> {
                 false
             }
         };
-        let Some(revs) = reversals(self.model, &m.steps, &m.clocks, real, &mut go_on) else {
+        let Some(revs) = reversals(self.procs, &m.steps, &m.clocks, real, &mut go_on) else {
             self.stats.stopped = stopped;
             return Ok(());
         };
@@ -347,7 +347,7 @@ impl<'m, 's> Explorer<'m, 's> {
     /// Whether a process explored first after some prefix of the execution could start the
     /// rest of it (the exact check).
     fn redundant(&self, cand: &Cand) -> bool {
-        let mut prefix = Prefix::new(self.model);
+        let mut prefix = Prefix::new(self.procs);
         for a in 0..self.depth() {
             if self.frames[a]
                 .explored
@@ -356,7 +356,7 @@ impl<'m, 's> Explorer<'m, 's> {
             {
                 return true;
             }
-            prefix.push(self.model, &cand.steps[a]);
+            prefix.push(self.procs, &cand.steps[a]);
         }
         false
     }
@@ -369,7 +369,7 @@ impl<'m, 's> Explorer<'m, 's> {
         if c.step.ev.label != cand_next_label(cand, a, q) {
             return false; // not the same step: it has a predecessor after `a`
         }
-        if use_done && c.step.ev.idx == 0 && self.model.is_message(q) {
+        if use_done && c.step.ev.idx == 0 && self.procs.is_message(q) {
             let seq: Vec<Transition> = cand
                 .steps
                 .iter()
@@ -382,7 +382,7 @@ impl<'m, 's> Explorer<'m, 's> {
         }
         let mut budget = LIN_BUDGET;
         matches!(
-            lin::first_after(self.model, cand, a, prefix, q, &mut budget, false),
+            lin::first_after(self.procs, cand, a, prefix, q, &mut budget, false),
             Search::Found(_)
         )
     }
@@ -391,11 +391,11 @@ impl<'m, 's> Explorer<'m, 's> {
     /// execution that no explored child makes redundant, and inserts that.
     fn reverse(&mut self, m: &Cand, r: &Reversal) -> Result<(), Overflow> {
         let k = r.k;
-        let model = self.model;
+        let procs = self.procs;
         let mut state = self.frames[k].state.clone();
         let mut next = state.clone();
         let mut seq: Vec<Step> = m.steps[..k].to_vec();
-        let mut counts = vec![0u32; model.procs()];
+        let mut counts = vec![0u32; procs.count()];
         for s in &seq {
             counts[s.ev.inst as usize] += 1;
         }
@@ -408,12 +408,12 @@ impl<'m, 's> Explorer<'m, 's> {
                 f.explored
                     .iter()
                     .chain(f.cur.iter())
-                    .map(|c| Sleeper::new(model, &c.step, k)),
+                    .map(|c| Sleeper::new(procs, &c.step, k)),
             )
             .collect();
         for (n, &pos) in r.v.iter().enumerate() {
             let ev = m.steps[pos].ev;
-            let Some(t) = model.enabled_of(&state, ev.inst) else {
+            let Some(t) = procs.enabled_of(&state, ev.inst) else {
                 return Ok(()); // not enabled: not a reversal after all
             };
             if n + 1 < r.v.len() && t != ev.label {
@@ -422,7 +422,7 @@ impl<'m, 's> Explorer<'m, 's> {
             if sleep.iter().any(|s| s.forbids(ev.inst)) {
                 return Ok(()); // a sleeping process would run first: redundant
             }
-            let ends = model.fire(&state, ev.inst, t, &mut next)?;
+            let ends = procs.fire(&state, ev.inst, t, &mut next)?;
             std::mem::swap(&mut state, &mut next);
             let step = Step {
                 ev: Ev {
@@ -433,7 +433,7 @@ impl<'m, 's> Explorer<'m, 's> {
                 ends,
             };
             counts[ev.inst as usize] += 1;
-            sleep = sleep::after(model, sleep, &step);
+            sleep = sleep::after(procs, sleep, &step);
             seq.push(step);
             if self.settle(&seq, &mut sleep) {
                 return Ok(()); // a parked message that ran could have run first: redundant
@@ -460,10 +460,10 @@ impl<'m, 's> Explorer<'m, 's> {
             return false;
         };
         let s = sleep.swap_remove(at);
-        let cand = Cand::new(self.model, seq.to_vec());
+        let cand = Cand::new(self.procs, seq.to_vec());
         let mut budget = LIN_BUDGET;
         matches!(
-            lin::first(self.model, &cand, s.at, s.inst, &mut budget),
+            lin::first(self.procs, &cand, s.at, s.inst, &mut budget),
             Search::Found(c) if c.steps[s.at].ev.label == s.label
         )
     }
@@ -480,7 +480,7 @@ impl<'m, 's> Explorer<'m, 's> {
         state: Vec<u64>,
         sleep: Vec<Sleeper>,
     ) -> Result<(), Overflow> {
-        let model = self.model;
+        let procs = self.procs;
         let start = seq.len();
         // Preference: where `m` ran the same event.
         let mut in_m: FxHashMap<(Inst, u32), (usize, Transition)> = FxHashMap::default();
@@ -494,7 +494,7 @@ impl<'m, 's> Explorer<'m, 's> {
             choices: Vec<(Inst, Transition)>,
             next: usize,
         }
-        let mut counts = vec![0u32; model.procs()];
+        let mut counts = vec![0u32; procs.count()];
         for s in &seq {
             counts[s.ev.inst as usize] += 1;
         }
@@ -504,9 +504,9 @@ impl<'m, 's> Explorer<'m, 's> {
         let mut en = Vec::new();
         let mut first = true;
         loop {
-            model.enabled(&cur_state, &mut en);
+            procs.enabled(&cur_state, &mut en);
             if en.is_empty() {
-                let cand = Cand::new(model, seq.clone());
+                let cand = Cand::new(procs, seq.clone());
                 match self.insert(k, cand, false) {
                     Insert::Inserted => {
                         self.stats.wakeup_inserted += 1;
@@ -564,8 +564,8 @@ impl<'m, 's> Explorer<'m, 's> {
                     let top = &levels[depth];
                     seq.truncate(start + depth);
                     counts.clone_from(&top.counts);
-                    let mut out = vec![0u64; model.words()];
-                    let ends = model.fire(&top.state, i, t, &mut out)?;
+                    let mut out = vec![0u64; procs.words()];
+                    let ends = procs.fire(&top.state, i, t, &mut out)?;
                     let step = Step {
                         ev: Ev {
                             inst: i,
@@ -575,7 +575,7 @@ impl<'m, 's> Explorer<'m, 's> {
                         ends,
                     };
                     counts[i as usize] += 1;
-                    cur_sleep = sleep::after(model, top.sleep.iter().cloned(), &step);
+                    cur_sleep = sleep::after(procs, top.sleep.iter().cloned(), &step);
                     cur_state = out;
                     seq.push(step);
                     if self.settle(&seq, &mut cur_sleep) {
@@ -600,7 +600,7 @@ impl<'m, 's> Explorer<'m, 's> {
             if budget == 0 {
                 // Undecided: park the sequence; its branch runs freely and is checked at the end.
                 seq.truncate(start);
-                let cand = Cand::new(model, seq);
+                let cand = Cand::new(procs, seq);
                 if self.insert(k, cand, true) == Insert::Inserted {
                     self.stats.parked += 1;
                 }
@@ -615,8 +615,8 @@ impl<'m, 's> Explorer<'m, 's> {
     /// can start it, then down the wakeup tree the same way, and is added as a new branch
     /// where no existing one can start it.
     fn insert(&mut self, k: usize, cand: Cand, parked: bool) -> Insert {
-        let model = self.model;
-        let mut prefix = Prefix::new(model);
+        let procs = self.procs;
+        let mut prefix = Prefix::new(procs);
         for a in 0..=k {
             if self.frames[a]
                 .explored
@@ -626,24 +626,24 @@ impl<'m, 's> Explorer<'m, 's> {
                 return Insert::Redundant;
             }
             if a < k {
-                prefix.push(model, &cand.steps[a]);
+                prefix.push(procs, &cand.steps[a]);
             }
         }
         let mut j = k;
         let mut cand = cand;
         let mut budget = LIN_BUDGET;
-        let mut prefix = Prefix::of(model, &cand, j);
+        let mut prefix = Prefix::of(procs, &cand, j);
         while j < self.depth() {
             let cur = self.frames[j].cur.as_ref().expect("on the path").step;
             if cand_next_label(&cand, j, cur.ev.inst) != cur.ev.label {
                 break;
             }
-            match lin::first_after(model, &cand, j, &prefix, cur.ev.inst, &mut budget, true) {
+            match lin::first_after(procs, &cand, j, &prefix, cur.ev.inst, &mut budget, true) {
                 Search::Found(c2) => {
                     if let Some(c2) = c2 {
                         cand = c2;
                     }
-                    prefix.push(model, &cand.steps[j]);
+                    prefix.push(procs, &cand.steps[j]);
                     j += 1;
                     if j == cand.len() {
                         return Insert::Covered;
@@ -669,7 +669,7 @@ impl<'m, 's> Explorer<'m, 's> {
                 }
                 let mut budget = LIN_BUDGET;
                 if let Search::Found(c2) = lin::first_after(
-                    model,
+                    procs,
                     &cand,
                     pos,
                     &prefix,
@@ -686,7 +686,7 @@ impl<'m, 's> Explorer<'m, 's> {
                     if let Some(c2) = c2 {
                         cand = c2;
                     }
-                    prefix.push(model, &cand.steps[pos]);
+                    prefix.push(procs, &cand.steps[pos]);
                     pos += 1;
                     if pos == cand.len() || nodes[ci].children.is_empty() {
                         return Insert::Covered;

@@ -11,7 +11,7 @@
 //! (same events, same `→`), not on the interleaving chosen, which lets the explorer move events
 //! around and keep their clocks.
 
-use super::model::{Inst, Model, Step};
+use super::processes::{Inst, Processes, Step};
 use crate::system::{Access, System};
 
 /// Vector clocks of the events of one execution.
@@ -89,12 +89,12 @@ struct Span {
 }
 
 /// Messages of each handler in the order they started.
-fn messages_by_handler(model: &Model, steps: &[Step], real: usize) -> Vec<Vec<Span>> {
-    let mut by: Vec<Vec<Span>> = vec![Vec::new(); model.handlers];
-    let mut slot: Vec<Option<(usize, usize)>> = vec![None; model.procs()];
+fn messages_by_handler(procs: &Processes, steps: &[Step], real: usize) -> Vec<Vec<Span>> {
+    let mut by: Vec<Vec<Span>> = vec![Vec::new(); procs.handlers];
+    let mut slot: Vec<Option<(usize, usize)>> = vec![None; procs.count()];
     for (pos, s) in steps.iter().enumerate() {
         let i = s.ev.inst as usize;
-        let Some(h) = model.handler[i] else {
+        let Some(h) = procs.handler[i] else {
             continue;
         };
         let (h, k) = *slot[i].get_or_insert_with(|| {
@@ -118,7 +118,7 @@ fn messages_by_handler(model: &Model, steps: &[Step], real: usize) -> Vec<Vec<Sp
 /// that ran decide whether two messages are related (a pending step only gets the edges).
 #[allow(clippy::too_many_arguments)]
 fn close(
-    model: &Model,
+    procs: &Processes,
     steps: &[Step],
     real: usize,
     clocks: &Clocks,
@@ -127,7 +127,7 @@ fn close(
     skip: Option<(Inst, Inst)>,
 ) -> bool {
     let mut changed = false;
-    for msgs in messages_by_handler(model, steps, real) {
+    for msgs in messages_by_handler(procs, steps, real) {
         for (b, m) in msgs.iter().enumerate() {
             let probe = m.last.unwrap_or(m.first);
             for m0 in &msgs[..b] {
@@ -151,18 +151,18 @@ fn close(
 }
 
 /// The clocks of `steps` (an execution from the initial state).
-pub fn clocks(model: &Model, steps: &[Step]) -> Clocks {
-    clocks_pending(model, steps, steps.len())
+pub fn clocks(procs: &Processes, steps: &[Step]) -> Clocks {
+    clocks_pending(procs, steps, steps.len())
 }
 
 /// The clocks of `steps` whose steps from position `real` on are pending (they did not run):
 /// each is ordered after the steps that ran, never after another pending step.
-pub fn clocks_pending(model: &Model, steps: &[Step], real: usize) -> Clocks {
-    let p = model.procs();
+pub fn clocks_pending(procs: &Processes, steps: &[Step], real: usize) -> Clocks {
+    let p = procs.count();
     let n = steps.len();
     let mut extra: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut closure = Vec::new();
-    let res_count = model.sys.resource_count();
+    let res_count = procs.sys.resource_count();
     loop {
         let mut vc = vec![0u32; n * p];
         let mut last: Vec<Option<usize>> = vec![None; p];
@@ -177,8 +177,8 @@ pub fn clocks_pending(model: &Model, steps: &[Step], real: usize) -> Clocks {
             for &j in &extra[i] {
                 join(cur, &done[j * p..(j + 1) * p]);
             }
-            let own = model.po_resource(s.ev.inst);
-            for t in model.footprint(s.ev.label) {
+            let own = procs.po_resource(s.ev.inst);
+            for t in procs.footprint(s.ev.label) {
                 let rc = &res[t.resource as usize];
                 if t.resource == own {
                     // Program order is `last`; the post that created a message wrote it.
@@ -201,7 +201,7 @@ pub fn clocks_pending(model: &Model, steps: &[Step], real: usize) -> Clocks {
                 continue;
             }
             let cur: &[u32] = cur;
-            for t in model.footprint(s.ev.label) {
+            for t in procs.footprint(s.ev.label) {
                 if t.resource == own {
                     continue;
                 }
@@ -226,7 +226,7 @@ pub fn clocks_pending(model: &Model, steps: &[Step], real: usize) -> Clocks {
             vc,
             closure: Vec::new(),
         };
-        if !close(model, steps, real, &clocks, &mut extra, &mut closure, None) {
+        if !close(procs, steps, real, &clocks, &mut extra, &mut closure, None) {
             return Clocks { closure, ..clocks };
         }
     }
@@ -235,9 +235,9 @@ pub fn clocks_pending(model: &Model, steps: &[Step], real: usize) -> Clocks {
 /// The clocks of `steps` computed edge by edge, leaving out every direct conflict between
 /// processes `m1` and `m2` and the serialisation edge from `m1` to `m2`: the happens-before
 /// the execution would have if those two messages did not touch each other's data.
-pub fn clocks_without(model: &Model, steps: &[Step], m1: Inst, m2: Inst) -> Clocks {
+pub fn clocks_without(procs: &Processes, steps: &[Step], m1: Inst, m2: Inst) -> Clocks {
     clocks_filtered(
-        model,
+        procs,
         steps,
         steps.len(),
         &|a, b| {
@@ -251,14 +251,14 @@ pub fn clocks_without(model: &Model, steps: &[Step], m1: Inst, m2: Inst) -> Cloc
 /// The clocks of `steps` without the orderings between lock operations (their data
 /// dependencies and program order stay): what a race between two `lock`s has to respect.
 /// Steps from position `real` on are pending, as for [`clocks_pending`].
-pub fn clocks_without_locks(model: &Model, steps: &[Step], real: usize) -> Clocks {
+pub fn clocks_without_locks(procs: &Processes, steps: &[Step], real: usize) -> Clocks {
     clocks_filtered(
-        model,
+        procs,
         steps,
         real,
         &|a, b| {
             a >= real
-                || (model.is_lock_op(steps[a].ev.label) && model.is_lock_op(steps[b].ev.label))
+                || (procs.is_lock_op(steps[a].ev.label) && procs.is_lock_op(steps[b].ev.label))
         },
         None,
     )
@@ -267,13 +267,13 @@ pub fn clocks_without_locks(model: &Model, steps: &[Step], real: usize) -> Clock
 /// The clocks of `steps` computed edge by edge, leaving out the conflicts between positions
 /// `a < b` for which `skip(a, b)` holds, and the serialisation edges `skip_closure`.
 fn clocks_filtered(
-    model: &Model,
+    procs: &Processes,
     steps: &[Step],
     real: usize,
     skip: &dyn Fn(usize, usize) -> bool,
     skip_closure: Option<(Inst, Inst)>,
 ) -> Clocks {
-    let p = model.procs();
+    let p = procs.count();
     let n = steps.len();
     let mut extra: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut closure = Vec::new();
@@ -291,7 +291,7 @@ fn clocks_filtered(
                 join(cur, &done[j * p..(j + 1) * p]);
             }
             for (j, o) in steps[..i].iter().enumerate() {
-                if o.ev.inst == inst || skip(j, i) || !model.conflict(o.ev.label, s.ev.label) {
+                if o.ev.inst == inst || skip(j, i) || !procs.conflict(o.ev.label, s.ev.label) {
                     continue;
                 }
                 join(cur, &done[j * p..(j + 1) * p]);
@@ -305,7 +305,7 @@ fn clocks_filtered(
             closure: Vec::new(),
         };
         if !close(
-            model,
+            procs,
             steps,
             real,
             &clocks,
@@ -333,10 +333,10 @@ mod tests {
     #[test]
     fn resource_clocks_agree_with_edge_by_edge_clocks() {
         let sys = system(CHAIN);
-        let model = Model::new(&sys);
-        let steps = run(&model, &["s", "s", "s>p1", "t", "s>p1", "t", "s>p2"]);
-        let fast = clocks(&model, &steps);
-        let slow = clocks_filtered(&model, &steps, steps.len(), &|_, _| false, None);
+        let procs = Processes::new(&sys);
+        let steps = run(&procs, &["s", "s", "s>p1", "t", "s>p1", "t", "s>p2"]);
+        let fast = clocks(&procs, &steps);
+        let slow = clocks_filtered(&procs, &steps, steps.len(), &|_, _| false, None);
         for i in 0..steps.len() {
             assert_eq!(fast.row(i), slow.row(i), "step {i}");
         }
@@ -345,15 +345,15 @@ mod tests {
     #[test]
     fn serialisation_closure() {
         let sys = system(CHAIN);
-        let model = Model::new(&sys);
+        let procs = Processes::new(&sys);
         // s posts both; p1 writes x; t reads x; p1 writes z and ends; t writes y; p2 reads y.
-        let steps = run(&model, &["s", "s", "s>p1", "t", "s>p1", "t", "s>p2"]);
-        let c = clocks(&model, &steps);
+        let steps = run(&procs, &["s", "s", "s>p1", "t", "s>p1", "t", "s>p2"]);
+        let c = clocks(&procs, &steps);
         // p1's write of z (its last event) is before p2's read only by the closure.
         assert!(c.before(&steps, 4, 6));
         assert_eq!(c.closure, vec![(4, 6)]);
         // Without the conflicts between p1 and p2 nothing changes: they touch no common data.
-        let w = clocks_without(&model, &steps, steps[2].ev.inst, steps[6].ev.inst);
+        let w = clocks_without(&procs, &steps, steps[2].ev.inst, steps[6].ev.inst);
         assert!(!w.before(&steps, 4, 6));
         assert!(w.before(&steps, 2, 6), "x = 1 → a = x → y = a → b = y");
         // Two messages that touch nothing in common are not ordered by their handler.
@@ -361,9 +361,9 @@ mod tests {
             "var x, y; handler h; message p1 { x = 1; } message p2 { y = 1; }\n\
              thread s { post h p1; post h p2; }",
         );
-        let model = Model::new(&sys);
-        let steps = run(&model, &["s", "s", "s>p1", "s>p2"]);
-        let c = clocks(&model, &steps);
+        let procs = Processes::new(&sys);
+        let steps = run(&procs, &["s", "s", "s>p1", "s>p2"]);
+        let c = clocks(&procs, &steps);
         assert!(!c.before(&steps, 2, 3));
         assert!(c.closure.is_empty());
     }
@@ -373,11 +373,11 @@ mod tests {
         let sys = system(
             "var x; lock m; thread t { lock m; x = 1; unlock m; } thread u { lock m; unlock m; }",
         );
-        let model = Model::new(&sys);
-        let steps = run(&model, &["t", "t", "t", "u", "u"]);
-        let c = clocks(&model, &steps);
+        let procs = Processes::new(&sys);
+        let steps = run(&procs, &["t", "t", "t", "u", "u"]);
+        let c = clocks(&procs, &steps);
         assert!(c.before(&steps, 0, 3));
-        let relaxed = clocks_without_locks(&model, &steps, steps.len());
+        let relaxed = clocks_without_locks(&procs, &steps, steps.len());
         assert!(!relaxed.before(&steps, 0, 3));
         assert!(relaxed.before(&steps, 0, 2), "program order stays");
     }

@@ -19,7 +19,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashSet;
 
 use super::hb::Clocks;
-use super::model::{Inst, Model, Step};
+use super::processes::{Inst, Processes, Step};
 
 /// An execution (from the initial state) whose events carry their clocks. Reordering it into
 /// an equivalent execution keeps each event's clock.
@@ -35,8 +35,8 @@ pub struct Cand {
 
 impl Cand {
     /// `steps` with clocks computed for them.
-    pub fn new(model: &Model, steps: Vec<Step>) -> Cand {
-        let clocks = Rc::new(super::hb::clocks(model, &steps));
+    pub fn new(procs: &Processes, steps: Vec<Step>) -> Cand {
+        let clocks = Rc::new(super::hb::clocks(procs, &steps));
         Cand {
             rows: (0..steps.len() as u32).collect(),
             steps,
@@ -46,8 +46,8 @@ impl Cand {
 
     /// `steps` whose steps from position `real` on are pending (see
     /// [`super::hb::clocks_pending`]).
-    pub fn with_pending(model: &Model, steps: Vec<Step>, real: usize) -> Cand {
-        let clocks = Rc::new(super::hb::clocks_pending(model, &steps, real));
+    pub fn with_pending(procs: &Processes, steps: Vec<Step>, real: usize) -> Cand {
+        let clocks = Rc::new(super::hb::clocks_pending(procs, &steps, real));
         Cand {
             rows: (0..steps.len() as u32).collect(),
             steps,
@@ -118,26 +118,26 @@ pub struct Prefix {
 
 impl Prefix {
     /// The empty prefix.
-    pub fn new(model: &Model) -> Prefix {
+    pub fn new(procs: &Processes) -> Prefix {
         Prefix {
-            counts: vec![0; model.procs()],
-            busy: vec![None; model.handlers],
+            counts: vec![0; procs.count()],
+            busy: vec![None; procs.handlers],
         }
     }
 
     /// The first `a` steps of `cand`.
-    pub fn of(model: &Model, cand: &Cand, a: usize) -> Prefix {
-        let mut p = Prefix::new(model);
+    pub fn of(procs: &Processes, cand: &Cand, a: usize) -> Prefix {
+        let mut p = Prefix::new(procs);
         for s in &cand.steps[..a] {
-            p.push(model, s);
+            p.push(procs, s);
         }
         p
     }
 
     /// The prefix one step longer.
-    pub fn push(&mut self, model: &Model, s: &Step) {
+    pub fn push(&mut self, procs: &Processes, s: &Step) {
         self.counts[s.ev.inst as usize] += 1;
-        if let Some(h) = model.handler[s.ev.inst as usize] {
+        if let Some(h) = procs.handler[s.ev.inst as usize] {
             if s.ev.idx == 0 {
                 self.busy[h as usize] = Some(s.ev.inst);
             }
@@ -150,16 +150,16 @@ impl Prefix {
 
 /// The busy handlers after the first `a` steps of `cand`: for each handler, the message that
 /// started and has not ended.
-pub fn occupants_after(model: &Model, cand: &Cand, a: usize) -> Vec<Option<Inst>> {
-    Prefix::of(model, cand, a).busy
+pub fn occupants_after(procs: &Processes, cand: &Cand, a: usize) -> Vec<Option<Inst>> {
+    Prefix::of(procs, cand, a).busy
 }
 
 /// An equivalent execution whose step at position `a` is the next event of process `q`, if
 /// one exists: the event must have no predecessor among the steps from `a` on, and the
 /// handlers must allow moving it (and, for a message not started yet, all of it) first.
-pub fn first(model: &Model, cand: &Cand, a: usize, q: Inst, budget: &mut u64) -> Search<Cand> {
-    let prefix = Prefix::of(model, cand, a);
-    match first_after(model, cand, a, &prefix, q, budget, true) {
+pub fn first(procs: &Processes, cand: &Cand, a: usize, q: Inst, budget: &mut u64) -> Search<Cand> {
+    let prefix = Prefix::of(procs, cand, a);
+    match first_after(procs, cand, a, &prefix, q, budget, true) {
         Search::Found(c) => Search::Found(c.unwrap_or_else(|| cand.clone())),
         Search::None => Search::None,
         Search::Undecided => Search::Undecided,
@@ -169,7 +169,7 @@ pub fn first(model: &Model, cand: &Cand, a: usize, q: Inst, budget: &mut u64) ->
 /// [`first`] with the prefix of length `a` given; builds the reordered execution only when
 /// `build` and the step is not already at `a` (otherwise `Found(None)` says there is one).
 pub fn first_after(
-    model: &Model,
+    procs: &Processes,
     cand: &Cand,
     a: usize,
     prefix: &Prefix,
@@ -177,7 +177,7 @@ pub fn first_after(
     budget: &mut u64,
     build: bool,
 ) -> Search<Option<Cand>> {
-    let procs = model.procs();
+    let n_procs = procs.count();
     let base = &prefix.counts;
     let Some(pos) = (a..cand.len()).find(|&i| cand.steps[i].ev.inst == q) else {
         return Search::None;
@@ -187,10 +187,10 @@ pub fn first_after(
     }
     // No predecessor after `a`.
     let clock = cand.clock(pos);
-    if (0..procs).any(|r| r != q as usize && clock[r] > base[r]) {
+    if (0..n_procs).any(|r| r != q as usize && clock[r] > base[r]) {
         return Search::None;
     }
-    let simple = match model.handler[q as usize] {
+    let simple = match procs.handler[q as usize] {
         Some(h) if cand.steps[pos].ev.idx == 0 => {
             if prefix.busy[h as usize].is_some() {
                 return Search::None;
@@ -198,7 +198,7 @@ pub fn first_after(
             // No other message of the handler starts before `pos`: moving the event is enough.
             !cand.steps[a..pos]
                 .iter()
-                .any(|s| s.ev.inst != q && model.handler[s.ev.inst as usize] == Some(h))
+                .any(|s| s.ev.inst != q && procs.handler[s.ev.inst as usize] == Some(h))
         }
         _ => true,
     };
@@ -211,7 +211,7 @@ pub fn first_after(
         order.extend((a..cand.len()).filter(|&i| i != pos));
         return Search::Found(Some(cand.reordered(a, &order)));
     }
-    match linearize(model, cand, a, base, pos, budget) {
+    match linearize(procs, cand, a, base, pos, budget) {
         Search::Found(order) => Search::Found(build.then(|| cand.reordered(a, &order))),
         Search::None => Search::None,
         Search::Undecided => Search::Undecided,
@@ -221,36 +221,36 @@ pub fn first_after(
 /// A handler-respecting linearization of the steps of `cand` after `a` that starts with the
 /// step at `start`: depth-first, trying steps in execution order, remembering dead ends.
 fn linearize(
-    model: &Model,
+    procs: &Processes,
     cand: &Cand,
     a: usize,
     base: &[u32],
     start: usize,
     budget: &mut u64,
 ) -> Search<Vec<usize>> {
-    let procs = model.procs();
+    let n_procs = procs.count();
     let n = cand.len() - a;
     // Positions of each process's remaining steps, in program order.
-    let mut by_proc: Vec<Vec<usize>> = vec![Vec::new(); procs];
+    let mut by_proc: Vec<Vec<usize>> = vec![Vec::new(); n_procs];
     for i in a..cand.len() {
         by_proc[cand.steps[i].ev.inst as usize].push(i);
     }
-    let mut placed = vec![0u32; procs];
-    let mut occ = occupants_after(model, cand, a);
+    let mut placed = vec![0u32; n_procs];
+    let mut occ = occupants_after(procs, cand, a);
     let placeable = |i: usize, placed: &[u32], occ: &[Option<Inst>]| -> bool {
         let s = cand.steps[i];
         let clock = cand.clock(i);
         let p = s.ev.inst as usize;
-        if (0..procs).any(|r| r != p && clock[r] > base[r] + placed[r]) {
+        if (0..n_procs).any(|r| r != p && clock[r] > base[r] + placed[r]) {
             return false;
         }
-        match model.handler[p] {
+        match procs.handler[p] {
             Some(h) if s.ev.idx == 0 => occ[h as usize].is_none(),
             _ => true,
         }
     };
     let candidates = |placed: &[u32], occ: &[Option<Inst>]| -> Vec<usize> {
-        let mut c: Vec<usize> = (0..procs)
+        let mut c: Vec<usize> = (0..n_procs)
             .filter_map(|p| by_proc[p].get(placed[p] as usize).copied())
             .filter(|&i| placeable(i, placed, occ))
             .collect();
@@ -283,7 +283,7 @@ fn linearize(
             let s = cand.steps[i];
             let p = s.ev.inst as usize;
             placed[p] += 1;
-            let h = model.handler[p].map(|h| h as usize);
+            let h = procs.handler[p].map(|h| h as usize);
             let before = h.and_then(|h| occ[h]);
             if let Some(h) = h {
                 if s.ev.idx == 0 {
@@ -328,7 +328,7 @@ fn linearize(
 /// process `partner` (the other side of the race) are not required before `last`.
 #[allow(clippy::too_many_arguments)]
 pub fn wakeup(
-    model: &Model,
+    procs: &Processes,
     steps: &[Step],
     clocks: &Clocks,
     k: usize,
@@ -337,13 +337,13 @@ pub fn wakeup(
     partner: Option<Inst>,
     busy: &[Option<Inst>],
 ) -> Option<Vec<usize>> {
-    let procs = model.procs();
-    let mut base = vec![0u32; procs];
+    let n_procs = procs.count();
+    let mut base = vec![0u32; n_procs];
     for s in &steps[..k] {
         base[s.ev.inst as usize] += 1;
     }
     let mut occ = busy.to_vec();
-    let mut placed_count = vec![0u32; procs];
+    let mut placed_count = vec![0u32; n_procs];
     let mut placed = vec![false; steps.len()];
     // The set, less the steps with a predecessor after `k` outside it (which could never be
     // placed) and the messages that would stay unfinished without `last` needing them (at
@@ -354,7 +354,7 @@ pub fn wakeup(
     for &i in set {
         in_set[i] = true;
     }
-    let mut ends_in = vec![false; procs];
+    let mut ends_in = vec![false; n_procs];
     loop {
         for x in k..steps.len() {
             if in_set[x] && (k..x).any(|y| !in_set[y] && y != last && clocks.before(steps, y, x)) {
@@ -362,7 +362,7 @@ pub fn wakeup(
             }
         }
         ends_in.iter_mut().for_each(|e| *e = false);
-        let mut needed = vec![false; procs];
+        let mut needed = vec![false; n_procs];
         for x in k..steps.len() {
             let p = steps[x].ev.inst as usize;
             if in_set[x] && steps[x].ends {
@@ -375,7 +375,7 @@ pub fn wakeup(
         let mut changed = false;
         for x in k..steps.len() {
             let p = steps[x].ev.inst as usize;
-            if in_set[x] && model.handler[p].is_some() && !ends_in[p] && !needed[p] && p != target {
+            if in_set[x] && procs.handler[p].is_some() && !ends_in[p] && !needed[p] && p != target {
                 in_set[x] = false;
                 changed = true;
             }
@@ -387,7 +387,7 @@ pub fn wakeup(
     in_set[last] = true;
     let set: Vec<usize> = set.iter().copied().filter(|&i| in_set[i]).collect();
     // Whether the message of each process ends at all.
-    let mut ends = vec![false; procs];
+    let mut ends = vec![false; n_procs];
     for s in steps {
         if s.ends {
             ends[s.ev.inst as usize] = true;
@@ -406,12 +406,12 @@ pub fn wakeup(
         }
         let clock = clocks.row(i);
         let skip = if i == last { partner } else { None };
-        if (0..procs)
+        if (0..n_procs)
             .any(|r| r != p && Some(r as Inst) != skip && clock[r] > base[r] + placed_count[r])
         {
             return false;
         }
-        match model.handler[p] {
+        match procs.handler[p] {
             Some(h) if s.ev.idx == 0 => {
                 if occ[h as usize].is_some() {
                     return false;
@@ -423,7 +423,7 @@ pub fn wakeup(
                 let other = |j: usize| {
                     !placed[j]
                         && steps[j].ev.inst as usize != p
-                        && model.handler[steps[j].ev.inst as usize] == Some(h)
+                        && procs.handler[steps[j].ev.inst as usize] == Some(h)
                 };
                 !strand_check
                     || ends_in[p]
@@ -442,7 +442,7 @@ pub fn wakeup(
         let p = s.ev.inst as usize;
         placed_count[p] += 1;
         placed[i] = true;
-        if let Some(h) = model.handler[p] {
+        if let Some(h) = procs.handler[p] {
             if s.ev.idx == 0 {
                 occ[h as usize] = Some(s.ev.inst);
             }
@@ -483,12 +483,12 @@ mod tests {
              message p2 { y = 1; y = 2; }\n\
              thread s { post h p1; post h p2; }",
         );
-        let model = Model::new(&sys);
-        let steps = run(&model, &["s", "s", "s>p1", "s>p2", "s>p2"]);
-        let cand = Cand::new(&model, steps);
+        let procs = Processes::new(&sys);
+        let steps = run(&procs, &["s", "s", "s>p1", "s>p2", "s>p2"]);
+        let cand = Cand::new(&procs, steps);
         let p2 = cand.steps[3].ev.inst;
         let mut budget = 1000;
-        let Search::Found(c) = first(&model, &cand, 2, p2, &mut budget) else {
+        let Search::Found(c) = first(&procs, &cand, 2, p2, &mut budget) else {
             panic!("p2 can run first");
         };
         let order: Vec<u32> = c.steps[2..].iter().map(|s| s.ev.inst).collect();
@@ -497,7 +497,7 @@ mod tests {
         // p1's step cannot go first after p2 started (the handler is busy).
         let mut budget = 1000;
         assert!(matches!(
-            first(&model, &cand, 4, p1, &mut budget),
+            first(&procs, &cand, 4, p1, &mut budget),
             Search::None
         ));
     }
@@ -510,12 +510,12 @@ mod tests {
              message p2 { a = x; }\n\
              thread s { post h p1; post h p2; }",
         );
-        let model = Model::new(&sys);
-        let steps = run(&model, &["s", "s", "s>p1", "s>p2"]);
-        let cand = Cand::new(&model, steps);
+        let procs = Processes::new(&sys);
+        let steps = run(&procs, &["s", "s", "s>p1", "s>p2"]);
+        let cand = Cand::new(&procs, steps);
         let mut budget = 1000;
         assert!(matches!(
-            first(&model, &cand, 2, cand.steps[3].ev.inst, &mut budget),
+            first(&procs, &cand, 2, cand.steps[3].ev.inst, &mut budget),
             Search::None
         ));
     }
@@ -531,24 +531,24 @@ mod tests {
              message p2 { y = 1; a = x; y = 3; }\n\
              thread s { post h p1; post h q; post h p2; }",
         );
-        let model = Model::new(&sys);
+        let procs = Processes::new(&sys);
         let order = ["s", "s", "s", "s>p1", "s>q", "s>q", "s>p2", "s>p2", "s>p2"];
-        let steps = run(&model, &order);
+        let steps = run(&procs, &order);
         // As for a message race: without the conflicts between p1 and p2 (whose closure would
         // put all of p2 after p1).
         let (p1, p2) = (steps[3].ev.inst, steps[7].ev.inst);
-        let clocks = super::super::hb::clocks_without(&model, &steps, p1, p2);
+        let clocks = super::super::hb::clocks_without(&procs, &steps, p1, p2);
         let busy = vec![None];
-        let v = wakeup(&model, &steps, &clocks, 3, &[4, 5, 6], 7, None, &busy)
+        let v = wakeup(&procs, &steps, &clocks, 3, &[4, 5, 6], 7, None, &busy)
             .expect("a wakeup sequence");
         assert_eq!(v, vec![4, 5, 6, 7]);
         // p2 stays unfinished (its last step is not in the sequence) so it starts only once q
         // is placed, even when it comes first in the set.
-        let v = wakeup(&model, &steps, &clocks, 3, &[6, 4, 5], 7, None, &busy)
+        let v = wakeup(&procs, &steps, &clocks, 3, &[6, 4, 5], 7, None, &busy)
             .expect("a wakeup sequence");
         assert_eq!(v, vec![4, 5, 6, 7]);
         // With the real order, p2 follows p1: no sequence without p1.
-        let real = super::super::hb::clocks(&model, &steps);
-        assert!(wakeup(&model, &steps, &real, 3, &[4, 5, 6], 7, None, &busy).is_none());
+        let real = super::super::hb::clocks(&procs, &steps);
+        assert!(wakeup(&procs, &steps, &real, 3, &[4, 5, 6], 7, None, &busy).is_none());
     }
 }

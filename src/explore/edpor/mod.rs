@@ -6,7 +6,7 @@
 //! exploration with sleep sets and wakeup trees, where races between events adjacent in
 //! happens-before are reversed by inserting wakeup sequences, extended for events:
 //!
-//! - **Messages are pseudo-threads** ([`model`]): each posted message instance is a process;
+//! - **Messages are pseudo-threads** ([`processes`]): each posted message instance is a process;
 //!   its handler only forbids two of its messages to overlap. Happens-before ([`hb`]) has no
 //!   edge for the handler order, only the serialisation closure.
 //! - **Message races** ([`races`]): two messages of one handler with conflicting events are
@@ -42,7 +42,7 @@
 
 pub mod hb;
 pub mod lin;
-pub mod model;
+pub mod processes;
 pub mod races;
 pub mod sleep;
 pub mod wut;
@@ -133,8 +133,8 @@ pub fn explore(
     limits: &Limits,
     progress: &mut dyn FnMut(EdporProgress),
 ) -> Result<EdporStats, Overflow> {
-    let model = model::Model::new(sys);
-    let mut ex = explorer::Explorer::new(&model, opts.clone(), limits);
+    let procs = processes::Processes::new(sys);
+    let mut ex = explorer::Explorer::new(&procs, opts.clone(), limits);
     ex.run(progress)?;
     Ok(ex.stats)
 }
@@ -143,7 +143,7 @@ pub fn explore(
 pub(crate) mod testutil {
     //! Builds executions of small programs for the unit tests.
 
-    use super::model::{Ev, Model, Step};
+    use super::processes::{Ev, Processes, Step};
     use crate::formats::tsys;
     use crate::model::program_system::ProgramSystem;
     use crate::system::System;
@@ -154,12 +154,12 @@ pub(crate) mod testutil {
     }
 
     /// Runs the processes named in `order`, one step each, from the initial state.
-    pub fn run(model: &Model, order: &[&str]) -> Vec<Step> {
-        let sys = model.sys;
+    pub fn run(procs: &Processes, order: &[&str]) -> Vec<Step> {
+        let sys = procs.sys;
         let mut state = vec![0u64; sys.state_words()];
         sys.initial_state(&mut state);
         let mut next = state.clone();
-        let mut counts = vec![0u32; model.procs()];
+        let mut counts = vec![0u32; procs.count()];
         let mut steps = Vec::new();
         for name in order {
             let inst = sys
@@ -167,10 +167,10 @@ pub(crate) mod testutil {
                 .iter()
                 .position(|i| i.name == *name)
                 .unwrap_or_else(|| panic!("no process {name}")) as u32;
-            let label = model
+            let label = procs
                 .enabled_of(&state, inst)
                 .unwrap_or_else(|| panic!("{name} is not enabled"));
-            let ends = model.fire(&state, inst, label, &mut next).unwrap();
+            let ends = procs.fire(&state, inst, label, &mut next).unwrap();
             std::mem::swap(&mut state, &mut next);
             steps.push(Step {
                 ev: Ev {

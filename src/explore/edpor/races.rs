@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 
 use super::hb::{Clocks, clocks_without, clocks_without_locks};
 use super::lin::wakeup;
-use super::model::{Inst, Model, Step};
+use super::processes::{Inst, Processes, Step};
 use crate::system::{Access, Resource};
 
 /// A wakeup sequence to try: branch at position `k` of the execution with the steps at
@@ -33,10 +33,10 @@ pub struct Reversal {
 }
 
 /// The handler occupants after the first `k` steps.
-fn busy_at(model: &Model, steps: &[Step], k: usize) -> Vec<Option<Inst>> {
-    let mut occ = vec![None; model.handlers];
+fn busy_at(procs: &Processes, steps: &[Step], k: usize) -> Vec<Option<Inst>> {
+    let mut occ = vec![None; procs.handlers];
     for s in &steps[..k] {
-        if let Some(h) = model.handler[s.ev.inst as usize] {
+        if let Some(h) = procs.handler[s.ev.inst as usize] {
             if s.ev.idx == 0 {
                 occ[h as usize] = Some(s.ev.inst);
             }
@@ -60,7 +60,7 @@ fn first_of(steps: &[Step], p: Inst) -> usize {
 /// event at `from` (`e`, or the first event of `e`'s message), then `e'`.
 #[allow(clippy::too_many_arguments)]
 fn reverse_at(
-    model: &Model,
+    procs: &Processes,
     steps: &[Step],
     clocks: &Clocks,
     real: usize,
@@ -72,14 +72,14 @@ fn reverse_at(
         .filter(|&x| x != e2 && !clocks.before(steps, from, x))
         .collect();
     let v = wakeup(
-        model,
+        procs,
         steps,
         clocks,
         k,
         &set,
         e2,
         Some(steps[from].ev.inst),
-        &busy_at(model, steps, k),
+        &busy_at(procs, steps, k),
     )?;
     Some(Reversal { k, v })
 }
@@ -92,7 +92,7 @@ fn reverse_at(
 /// An execution can be millions of steps long: `go_on` is asked now and then whether to keep
 /// going, and `None` is the answer when it said no (a time limit, an interrupt).
 pub fn reversals(
-    model: &Model,
+    procs: &Processes,
     steps: &[Step],
     clocks: &Clocks,
     real: usize,
@@ -100,7 +100,7 @@ pub fn reversals(
 ) -> Option<Vec<Reversal>> {
     let n = steps.len();
     let mut out: Vec<Reversal> = Vec::new();
-    let mut last_of: Vec<Option<usize>> = vec![None; model.procs()];
+    let mut last_of: Vec<Option<usize>> = vec![None; procs.count()];
     let mut closure_into: Vec<Vec<usize>> = vec![Vec::new(); n];
     for &(from, to) in &clocks.closure {
         closure_into[to].push(from);
@@ -110,7 +110,7 @@ pub fn reversals(
     // one per process can be a direct predecessor (and scanning the whole prefix for each
     // event made long executions cubic).
     let mut last_access: FxHashMap<(Resource, Inst), Vec<(Access, usize)>> = FxHashMap::default();
-    let mut latest: Vec<Option<usize>> = vec![None; model.procs()];
+    let mut latest: Vec<Option<usize>> = vec![None; procs.count()];
     for j in 0..n {
         if j % POLL_EVERY == POLL_EVERY - 1 && !go_on() {
             return None;
@@ -118,8 +118,8 @@ pub fn reversals(
         let sj = steps[j];
         // Direct predecessors of `e'` from other processes: the conflicting events.
         latest.iter_mut().for_each(|l| *l = None);
-        for touch in model.footprint(sj.ev.label) {
-            for q in 0..model.procs() as Inst {
+        for touch in procs.footprint(sj.ev.label) {
+            for q in 0..procs.count() as Inst {
                 if q == sj.ev.inst {
                     continue;
                 }
@@ -137,10 +137,10 @@ pub fn reversals(
         debug_assert!(
             conflicting
                 .iter()
-                .all(|&i| i < j.min(real) && model.conflict(steps[i].ev.label, sj.ev.label))
+                .all(|&i| i < j.min(real) && procs.conflict(steps[i].ev.label, sj.ev.label))
         );
         if j < real {
-            for touch in model.footprint(sj.ev.label) {
+            for touch in procs.footprint(sj.ev.label) {
                 let modes = last_access.entry((touch.resource, sj.ev.inst)).or_default();
                 match modes.iter_mut().find(|(mode, _)| *mode == touch.access) {
                     Some(entry) => entry.1 = j,
@@ -154,32 +154,32 @@ pub fn reversals(
         for &i in &conflicting {
             let si = steps[i];
             let (hi, hj) = (
-                model.handler[si.ev.inst as usize],
-                model.handler[sj.ev.inst as usize],
+                procs.handler[si.ev.inst as usize],
+                procs.handler[sj.ev.inst as usize],
             );
             if hi.is_some() && hi == hj {
                 continue; // two messages of one handler: a message race
             }
-            if model.is_lock(si.ev.label) && model.is_lock(sj.ev.label) {
+            if procs.is_lock(si.ev.label) && procs.is_lock(sj.ev.label) {
                 continue; // two acquisitions: a lock race
             }
             let adjacent = direct
                 .iter()
                 .all(|&y| y == i || !clocks.before(steps, i, y));
             if adjacent {
-                reverse(model, steps, clocks, real, (i, j), &mut out);
+                reverse(procs, steps, clocks, real, (i, j), &mut out);
             }
         }
         last_of[sj.ev.inst as usize] = Some(j);
     }
     // Each phase below is one more pass over the execution.
-    lock_reversals(model, steps, clocks, real, &mut out);
+    lock_reversals(procs, steps, clocks, real, &mut out);
     go_on().then_some(())?;
-    message_reversals(model, &steps[..real], &mut out);
+    message_reversals(procs, &steps[..real], &mut out);
     go_on().then_some(())?;
-    pending_message_reversals(model, steps, clocks, real, &mut out);
+    pending_message_reversals(procs, steps, clocks, real, &mut out);
     go_on().then_some(())?;
-    blocking_message_reversals(model, steps, clocks, real, &mut out);
+    blocking_message_reversals(procs, steps, clocks, real, &mut out);
     Some(out)
 }
 
@@ -190,21 +190,21 @@ const POLL_EVERY: usize = 4096;
 /// deadlocked): run it before each earlier message of its handler it does not depend on, which
 /// then never runs.
 fn blocking_message_reversals(
-    model: &Model,
+    procs: &Processes,
     steps: &[Step],
     clocks: &Clocks,
     real: usize,
     out: &mut Vec<Reversal>,
 ) {
-    for m1 in busy_at(model, steps, real).into_iter().flatten() {
-        let h = model.handler[m1 as usize];
+    for m1 in busy_at(procs, steps, real).into_iter().flatten() {
+        let h = procs.handler[m1 as usize];
         let last = (0..real)
             .rev()
             .find(|&i| steps[i].ev.inst == m1)
             .expect("a busy handler's message ran");
         let earlier: Vec<Inst> = steps[..real]
             .iter()
-            .filter(|s| s.ev.idx == 0 && s.ev.inst != m1 && model.handler[s.ev.inst as usize] == h)
+            .filter(|s| s.ev.idx == 0 && s.ev.inst != m1 && procs.handler[s.ev.inst as usize] == h)
             .map(|s| s.ev.inst)
             .collect();
         for m0 in earlier {
@@ -216,14 +216,14 @@ fn blocking_message_reversals(
                 .filter(|&x| x != last && !clocks.before(steps, k, x))
                 .collect();
             if let Some(v) = wakeup(
-                model,
+                procs,
                 steps,
                 clocks,
                 k,
                 &set,
                 last,
                 None,
-                &busy_at(model, steps, k),
+                &busy_at(procs, steps, k),
             ) {
                 let r = Reversal { k, v };
                 if !out.contains(&r) {
@@ -238,16 +238,16 @@ fn blocking_message_reversals(
 /// (its message blocked for good or deadlocked): run the waiting message before the busy one
 /// starts.
 fn pending_message_reversals(
-    model: &Model,
+    procs: &Processes,
     steps: &[Step],
     clocks: &Clocks,
     real: usize,
     out: &mut Vec<Reversal>,
 ) {
-    let busy = busy_at(model, steps, real);
+    let busy = busy_at(procs, steps, real);
     for j in real..steps.len() {
         let p = steps[j].ev.inst;
-        let Some(h) = model.handler[p as usize] else {
+        let Some(h) = procs.handler[p as usize] else {
             continue;
         };
         let Some(m1) = busy[h as usize] else {
@@ -261,12 +261,12 @@ fn pending_message_reversals(
         // `lock`, not the acquisitions of that lock it does not need either (lock orderings
         // left out, as for lock races).
         let relaxed;
-        let (order, set): (&Clocks, Vec<usize>) = if model.is_lock(steps[j].ev.label) {
-            relaxed = clocks_without_locks(model, steps, real);
+        let (order, set): (&Clocks, Vec<usize>) = if procs.is_lock(steps[j].ev.label) {
+            relaxed = clocks_without_locks(procs, steps, real);
             let set = (k..real)
                 .filter(|&x| {
-                    let unneeded = model.is_lock(steps[x].ev.label)
-                        && model.conflict(steps[x].ev.label, steps[j].ev.label)
+                    let unneeded = procs.is_lock(steps[x].ev.label)
+                        && procs.conflict(steps[x].ev.label, steps[j].ev.label)
                         && !relaxed.before(steps, x, j);
                     !clocks.before(steps, k, x) && !unneeded
                 })
@@ -277,14 +277,14 @@ fn pending_message_reversals(
             (clocks, set)
         };
         if let Some(v) = wakeup(
-            model,
+            procs,
             steps,
             order,
             k,
             &set,
             j,
             Some(m1),
-            &busy_at(model, steps, k),
+            &busy_at(procs, steps, k),
         ) {
             let r = Reversal { k, v };
             if !out.contains(&r) {
@@ -297,7 +297,7 @@ fn pending_message_reversals(
 /// Adds the reversal of `e ⋖ e'` (positions `i < j`), branching before `e`, or before the
 /// message of `e` starts when the handler cannot run the wakeup sequence while it runs.
 fn reverse(
-    model: &Model,
+    procs: &Processes,
     steps: &[Step],
     clocks: &Clocks,
     real: usize,
@@ -305,10 +305,10 @@ fn reverse(
     out: &mut Vec<Reversal>,
 ) {
     let si = steps[i];
-    let r = reverse_at(model, steps, clocks, real, i, i, j).or_else(|| {
-        if model.handler[si.ev.inst as usize].is_some() && si.ev.idx > 0 {
+    let r = reverse_at(procs, steps, clocks, real, i, i, j).or_else(|| {
+        if procs.handler[si.ev.inst as usize].is_some() && si.ev.idx > 0 {
             let f = first_of(steps, si.ev.inst);
-            reverse_at(model, steps, clocks, real, f, f, j)
+            reverse_at(procs, steps, clocks, real, f, f, j)
         } else {
             None
         }
@@ -325,14 +325,14 @@ fn reverse(
 /// lock first may need taking others first too). Happens-before without the lock orderings
 /// decides what the wakeup sequence holds.
 fn lock_reversals(
-    model: &Model,
+    procs: &Processes,
     steps: &[Step],
     clocks: &Clocks,
     real: usize,
     out: &mut Vec<Reversal>,
 ) {
     let locks: Vec<usize> = (0..steps.len())
-        .filter(|&i| model.is_lock(steps[i].ev.label))
+        .filter(|&i| procs.is_lock(steps[i].ev.label))
         .collect();
     let pairs: Vec<(usize, usize)> = locks
         .iter()
@@ -341,13 +341,13 @@ fn lock_reversals(
         .filter(|&(i, j)| {
             i < real
                 && steps[i].ev.inst != steps[j].ev.inst
-                && model.conflict(steps[i].ev.label, steps[j].ev.label)
+                && procs.conflict(steps[i].ev.label, steps[j].ev.label)
         })
         .collect();
     if pairs.is_empty() {
         return;
     }
-    let relaxed = clocks_without_locks(model, steps, real);
+    let relaxed = clocks_without_locks(procs, steps, real);
     // Branch just before the first acquisition `i`, or before its message starts at `from`.
     let at = |from: usize, j: usize| -> Option<Reversal> {
         // The events not after `from`, leaving out the lock operations that follow it in the
@@ -357,14 +357,14 @@ fn lock_reversals(
             .filter(|&x| {
                 x != j
                     && !relaxed.before(steps, from, x)
-                    && (!model.is_lock_op(steps[x].ev.label)
+                    && (!procs.is_lock_op(steps[x].ev.label)
                         || !clocks.before(steps, from, x)
                         || relaxed.before(steps, x, j))
             })
             .collect();
-        let busy = busy_at(model, steps, from);
+        let busy = busy_at(procs, steps, from);
         let partner = Some(steps[from].ev.inst);
-        let v = wakeup(model, steps, &relaxed, from, &set, j, partner, &busy)?;
+        let v = wakeup(procs, steps, &relaxed, from, &set, j, partner, &busy)?;
         Some(Reversal { k: from, v })
     };
     for (i, j) in pairs {
@@ -373,7 +373,7 @@ fn lock_reversals(
         }
         let si = steps[i];
         let r = at(i, j).or_else(|| {
-            if model.handler[si.ev.inst as usize].is_some() && si.ev.idx > 0 {
+            if procs.handler[si.ev.inst as usize].is_some() && si.ev.idx > 0 {
                 at(first_of(steps, si.ev.inst), j)
             } else {
                 None
@@ -388,11 +388,11 @@ fn lock_reversals(
 }
 
 /// The reversals of message races.
-fn message_reversals(model: &Model, steps: &[Step], out: &mut Vec<Reversal>) {
+fn message_reversals(procs: &Processes, steps: &[Step], out: &mut Vec<Reversal>) {
     // Messages of each handler in the order they started.
-    let mut order: Vec<Vec<Inst>> = vec![Vec::new(); model.handlers];
+    let mut order: Vec<Vec<Inst>> = vec![Vec::new(); procs.handlers];
     for s in steps {
-        if let Some(h) = model.handler[s.ev.inst as usize]
+        if let Some(h) = procs.handler[s.ev.inst as usize]
             && s.ev.idx == 0
         {
             order[h as usize].push(s.ev.inst);
@@ -405,13 +405,13 @@ fn message_reversals(model: &Model, steps: &[Step], out: &mut Vec<Reversal>) {
                 let Some(e2) = (0..steps.len()).find(|&j| {
                     steps[j].ev.inst == m2
                         && steps[..j].iter().any(|s| {
-                            s.ev.inst == m1 && model.conflict(s.ev.label, steps[j].ev.label)
+                            s.ev.inst == m1 && procs.conflict(s.ev.label, steps[j].ev.label)
                         })
                 }) else {
                     continue;
                 };
                 let idx2 = steps[e2].ev.idx;
-                let hb = clocks_without(model, steps, m1, m2);
+                let hb = clocks_without(procs, steps, m1, m2);
                 // `m2` up to `e2` must not depend on `m1` through other processes.
                 if (0..=e2).any(|j| steps[j].ev.inst == m2 && hb.row(j)[m1 as usize] > 0) {
                     continue;
@@ -423,14 +423,14 @@ fn message_reversals(model: &Model, steps: &[Step], out: &mut Vec<Reversal>) {
                     })
                     .collect();
                 if let Some(v) = wakeup(
-                    model,
+                    procs,
                     steps,
                     &hb,
                     k,
                     &set,
                     e2,
                     None,
-                    &busy_at(model, steps, k),
+                    &busy_at(procs, steps, k),
                 ) {
                     let r = Reversal { k, v };
                     if !out.contains(&r) {
@@ -458,10 +458,10 @@ mod tests {
              thread s { post h p1; }\n\
              thread t { post h p2; }",
         );
-        let model = Model::new(&sys);
-        let steps = run(&model, &["s", "t", "s>p1", "s>p1", "t>p2", "t>p2"]);
-        let c = clocks(&model, &steps);
-        let revs = reversals(&model, &steps, &c, steps.len(), &mut || true).unwrap();
+        let procs = Processes::new(&sys);
+        let steps = run(&procs, &["s", "t", "s>p1", "s>p1", "t>p2", "t>p2"]);
+        let c = clocks(&procs, &steps);
+        let revs = reversals(&procs, &steps, &c, steps.len(), &mut || true).unwrap();
         // Before p1 starts (position 2): p2 up to its first conflicting step (a = x).
         assert!(revs.contains(&Reversal { k: 2, v: vec![4] }), "{revs:?}");
         // No reversal branches inside p1: it would have to interrupt it.
@@ -475,11 +475,11 @@ mod tests {
              message p { lock m2; lock m1; unlock m1; unlock m2; }\n\
              thread s { post h p; lock m1; lock m2; unlock m2; unlock m1; }",
         );
-        let model = Model::new(&sys);
+        let procs = Processes::new(&sys);
         let order = ["s", "s", "s", "s", "s", "s>p", "s>p", "s>p", "s>p"];
-        let steps = run(&model, &order);
-        let c = clocks(&model, &steps);
-        let revs = reversals(&model, &steps, &c, steps.len(), &mut || true).unwrap();
+        let steps = run(&procs, &order);
+        let c = clocks(&procs, &steps);
+        let revs = reversals(&procs, &steps, &c, steps.len(), &mut || true).unwrap();
         // p's `lock m1` before s's: p's `lock m2` has to come first too.
         assert!(
             revs.contains(&Reversal {

@@ -6,7 +6,7 @@
 //! redundant only if it ends up ordered after none of those messages, which shows only once it
 //! has run; a parked sleeper may run, and the exact redundancy check decides at the end.
 
-use super::model::{Inst, Model, Step};
+use super::processes::{Inst, Processes, Step};
 use crate::system::Transition;
 
 /// A sleeping process.
@@ -29,13 +29,13 @@ pub struct Sleeper {
 impl Sleeper {
     /// The sleeper for process `step.ev.inst` explored first with `step` after the first `at`
     /// steps.
-    pub fn new(model: &Model, step: &Step, at: usize) -> Sleeper {
+    pub fn new(procs: &Processes, step: &Step, at: usize) -> Sleeper {
         let i = step.ev.inst;
         Sleeper {
             inst: i,
             label: step.ev.label,
             unstarted: if step.ev.idx == 0 {
-                model.handler[i as usize]
+                procs.handler[i as usize]
             } else {
                 None
             },
@@ -54,13 +54,13 @@ impl Sleeper {
 /// The sleepers after `step`: woken by a conflict with their step, parked by another message
 /// of their handler starting.
 pub fn after(
-    model: &Model,
+    procs: &Processes,
     sleepers: impl IntoIterator<Item = Sleeper>,
     step: &Step,
 ) -> Vec<Sleeper> {
     let mut out = Vec::new();
     let starts_on = if step.ev.idx == 0 {
-        model.handler[step.ev.inst as usize]
+        procs.handler[step.ev.inst as usize]
     } else {
         None
     };
@@ -73,7 +73,7 @@ pub fn after(
                 out.push(s);
             }
             // Otherwise a sleeping process ran: it no longer sleeps.
-        } else if model.conflict(step.ev.label, s.label) {
+        } else if procs.conflict(step.ev.label, s.label) {
             // Woken.
         } else {
             if s.unstarted.is_some() && starts_on == s.unstarted {
@@ -99,19 +99,19 @@ mod tests {
              thread s { post h p1; post h p2; }\n\
              thread t { a = x; }",
         );
-        let model = Model::new(&sys);
-        let steps = run(&model, &["s", "s", "s>p1", "s>p2", "t"]);
-        let p1 = Sleeper::new(&model, &steps[2], 2);
+        let procs = Processes::new(&sys);
+        let steps = run(&procs, &["s", "s", "s>p1", "s>p2", "t"]);
+        let p1 = Sleeper::new(&procs, &steps[2], 2);
         assert_eq!(p1.unstarted, Some(0));
         assert!(p1.forbids(steps[2].ev.inst));
         // p2 starts on the same handler: p1 is parked, no longer forbidden.
-        let after = super::after(&model, vec![p1.clone()], &steps[3]);
+        let after = super::after(&procs, vec![p1.clone()], &steps[3]);
         assert!(after[0].parked && !after[0].forbids(steps[2].ev.inst));
         // t reads x: p1 wakes up.
-        assert!(super::after(&model, vec![p1], &steps[4]).is_empty());
+        assert!(super::after(&procs, vec![p1], &steps[4]).is_empty());
         // A thread's sleeper stays asleep across independent steps.
-        let t = Sleeper::new(&model, &steps[4], 4);
-        let after = super::after(&model, vec![t], &steps[3]);
+        let t = Sleeper::new(&procs, &steps[4], 4);
+        let after = super::after(&procs, vec![t], &steps[3]);
         assert!(after[0].forbids(steps[4].ev.inst));
     }
 }

@@ -4,7 +4,7 @@
 //! and checked when it was inserted), except a *parked* leaf, whose completion could not be
 //! decided within the search budget: the exploration reaches its end and goes on freely.
 
-use super::model::Step;
+use super::processes::Step;
 
 /// A node of a wakeup tree: a step and what follows it.
 #[derive(Clone, Debug)]

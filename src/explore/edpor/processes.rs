@@ -1,8 +1,8 @@
-//! Event-DPOR's view of a program: processes (threads and message instances, the messages as
-//! pseudo-threads), events, the conflict relation without the handler serialisation, and
-//! stepping, all taken from [`ProgramSystem`] (no second interpreter).
+//! The processes Event-DPOR explores: a program's threads and message instances (the messages
+//! as pseudo-threads), their events, the conflict relation without the handler serialisation,
+//! and stepping, all taken from [`ProgramSystem`] (no second interpreter).
 
-use crate::model::program_system::{InstanceId, InstanceKind, ProgramSystem, Status};
+use crate::model::program_system::{InstanceId, ProgramSystem, Status};
 use crate::system::{Footprint, Overflow, System, Touch, Transition, footprints_conflict};
 
 /// A process: a thread or a message instance.
@@ -32,8 +32,9 @@ pub struct Step {
     pub ends: bool,
 }
 
-/// The program as Event-DPOR sees it.
-pub struct Model<'s> {
+/// The program as Event-DPOR sees it: its processes, each a deterministic sequence of steps,
+/// and which of their transitions conflict.
+pub struct Processes<'s> {
     /// The program's system (naive handlers); only its stepping is used.
     pub sys: &'s ProgramSystem,
     /// For each process, the handler running it (messages) or `None` (threads).
@@ -52,33 +53,17 @@ pub struct Model<'s> {
     pub handlers: usize,
 }
 
-impl<'s> Model<'s> {
-    /// The model of `sys`.
-    pub fn new(sys: &'s ProgramSystem) -> Model<'s> {
+impl<'s> Processes<'s> {
+    /// The processes of `sys`.
+    pub fn new(sys: &'s ProgramSystem) -> Processes<'s> {
         let n = sys.instances().len();
-        let handler: Vec<Option<u32>> = sys
-            .instances()
-            .iter()
-            .map(|i| match i.kind {
-                InstanceKind::Message { handler, .. } => Some(handler),
-                InstanceKind::Thread(_) => None,
-            })
-            .collect();
-        let handler_res: Vec<u32> = (0..sys.handler_count() as u32)
-            .map(|h| sys.handler_resource(h))
-            .collect();
+        let handler: Vec<Option<u32>> = (0..n as Inst).map(|i| sys.handler_of(i)).collect();
         let mut fp = Vec::with_capacity(sys.transition_count());
         let mut lock = Vec::with_capacity(sys.transition_count());
         let mut lock_op = Vec::with_capacity(sys.transition_count());
         let mut trans = vec![Vec::new(); n];
         for t in 0..sys.transition_count() as Transition {
-            fp.push(
-                sys.footprint(t)
-                    .iter()
-                    .filter(|x| !handler_res.contains(&x.resource))
-                    .copied()
-                    .collect(),
-            );
+            fp.push(sys.footprint_without_handlers(t));
             lock.push(sys.is_lock(t));
             lock_op.push(
                 sys.footprint(t)
@@ -87,7 +72,7 @@ impl<'s> Model<'s> {
             );
             trans[sys.transition_instance(t) as usize].push(t);
         }
-        Model {
+        Processes {
             sys,
             handler,
             fp,
@@ -102,7 +87,7 @@ impl<'s> Model<'s> {
     }
 
     /// Number of processes.
-    pub fn procs(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.handler.len()
     }
 
@@ -164,7 +149,7 @@ impl<'s> Model<'s> {
     /// start of a message whose handler is busy), by process.
     pub fn pending(&self, state: &[u64], out: &mut Vec<(Inst, Transition)>) {
         out.clear();
-        for i in 0..self.procs() as Inst {
+        for i in 0..self.count() as Inst {
             if matches!(self.sys.status(state, i), Status::Running | Status::Pending)
                 && let Some(&t) = self.trans[i as usize]
                     .iter()
@@ -179,7 +164,7 @@ impl<'s> Model<'s> {
     /// Every enabled step at `state`, by process.
     pub fn enabled(&self, state: &[u64], out: &mut Vec<(Inst, Transition)>) {
         out.clear();
-        for i in 0..self.procs() as Inst {
+        for i in 0..self.count() as Inst {
             if let Some(t) = self.enabled_of(state, i) {
                 out.push((i, t));
             }
