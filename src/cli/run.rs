@@ -309,29 +309,9 @@ fn leave_to_exit<T>(data: T) {
     std::mem::forget(data);
 }
 
-/// Whether `file` holds a `.tsys` program rather than a net (by extension, or by content that
-/// is neither XML nor PEP).
-fn is_program(file: &std::path::Path) -> bool {
-    if file.extension().is_some_and(|e| e == "tsys") {
-        return true;
-    }
-    // The head of the file is enough, and reading all of a huge net here would pass the
-    // memory limit before the input is weighed.
-    let mut head = Vec::new();
-    let read = std::fs::File::open(file)
-        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 1 << 20), &mut head));
-    if read.is_err() {
-        return false;
-    }
-    let text = match std::str::from_utf8(&head) {
-        Ok(t) => t,
-        // A character cut at the end of the head is fine; invalid UTF-8 before it is not text.
-        Err(e) if e.error_len().is_none() => {
-            std::str::from_utf8(&head[..e.valid_up_to()]).expect("valid up to there")
-        }
-        Err(_) => return false,
-    };
-    unfold::formats::sniff(&head, file).is_none() && text.contains("thread")
+/// Whether `file` holds a `.tsys` program rather than a net.
+fn is_program(file: &Path) -> bool {
+    unfold::formats::detect_file(file) == Some(unfold::formats::Format::Tsys)
 }
 
 /// Prints the report of a DPOR run on `sys` (and its DOT picture), and maps the outcome.

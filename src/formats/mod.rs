@@ -143,6 +143,17 @@ pub fn detect(head: &[u8], path: &Path) -> Option<Format> {
     sniff(head, path).or_else(|| tsys::opens_as_program(head).then_some(Format::Tsys))
 }
 
+/// [`detect`] on the file `path`, from its first megabyte (reading all of a huge net here would
+/// pass the memory limit before the input is weighed); `None` when it cannot be read either.
+pub fn detect_file(path: &Path) -> Option<Format> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(1 << 20).read_to_end(&mut head))
+        .ok()?;
+    detect(&head, path)
+}
+
 /// Guesses the format of a net from the content (leading white space and a byte-order mark
 /// skipped), falling back to the file extension; never [`Format::Tsys`] (see [`detect`]).
 pub fn sniff(bytes: &[u8], path: &Path) -> Option<Format> {

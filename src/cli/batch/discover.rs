@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 use std::io::{self};
 use std::path::{Path, PathBuf};
 
+use unfold::formats::Format;
+
 /// One net found by [`discover`].
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct NetFile {
@@ -21,7 +23,7 @@ pub(super) fn is_net_file(path: &Path) -> bool {
 
 /// Whether `path` names a `.tsys` program (run by `dpor` and `edpor`, not by the net modes).
 pub fn is_program_file(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "tsys")
+    Format::of_extension(path) == Some(Format::Tsys)
 }
 
 pub(super) fn strip_net_ext(s: &str) -> &str {
