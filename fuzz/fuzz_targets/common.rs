@@ -65,6 +65,7 @@ pub fn exercise_net(net: &Net, seed: u64) {
         let back = match format {
             Format::Pnml => formats::pnml::parse(&text, Path::new("roundtrip.pnml")),
             Format::Pep => formats::pep::parse(&text, Path::new("roundtrip.ll_net")),
+            Format::Tsys => unreachable!("only net formats are written"),
         };
         let back = back.unwrap_or_else(|e| panic!("our own {format} output is refused: {e}"));
         assert_eq!(

@@ -112,7 +112,7 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
 
     /// Whether `t`'s guard `g` holds in `state([x])`: one word read when the guard is a field
     /// of the state, else [`enabled_on_event`](Self::enabled_on_event).
-    #[inline]
+    #[inline(always)]
     pub(super) fn guard_holds(&self, x: EventId, t: Transition, g: &Guard) -> bool {
         let holds = match g.field {
             Some(f) => f.holds_on(self.store.state_word(x, f.word as usize)),
