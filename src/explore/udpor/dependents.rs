@@ -4,55 +4,16 @@
 //! They come from a sorted list per transition while they are few, otherwise from the guard
 //! classes of the event's slots, member by member or joined as bitsets. What
 //! [`Dependents::visit`] returns is sorted and without repeats, and leaves its marks all false.
+//!
+//! The struct [`Dependents`] itself is defined beside [`Explorer`](super::explorer::Explorer),
+//! whose code unit its methods must share (see its doc).
 
-use super::explorer::extend_to;
+use super::explorer::{Dependents, extend_to};
 use super::guards::Guard;
 use super::options::ClassBitsets;
 use crate::rows::Rows;
 use crate::system::{Access, Footprint, GuardField, Resource, System, Transition};
 use crate::unfolding::slots::{Slot, SlotMap};
-
-/// The transitions an event may extend into: those sharing one of its slots.
-///
-/// A transition with few dependents keeps them in a sorted list. Beyond that, they are
-/// gathered from its slots' members, which are kept in classes that one guard test decides: on
-/// a slot `s` of an event `e`, the members whose guards on the resource `s` fixes are of one
-/// [`System::guard_class`] are all enabled there by `state([e])`, or all not, and a class that
-/// fails is dropped whole without looking at its members. (`n` transitions that take the token
-/// of one place make one class, which the event that took the token disables at once: O(1),
-/// not O(n), per event.)
-///
-/// Where many transitions share many slots, a dependent is a member of a class of most of
-/// them, and gathering the members one by one reads each dependent many times over. A
-/// transition with no list keeps instead, for each class of each of its slots, the class's
-/// members as a bitset over its sorted dependents: the classes that pass are joined word by
-/// word, and the bits set name the dependents, sorted.
-pub(super) struct Dependents {
-    /// By transition: its dependents, sorted, when there are few
-    /// ([`UdporOptions::listed_dependents`]), and whether it has such a list.
-    ///
-    /// [`UdporOptions::listed_dependents`]: super::UdporOptions::listed_dependents
-    listed: Rows<Transition>,
-    is_listed: Vec<bool>,
-    /// By slot: its members, class after class.
-    members: Rows<Transition>,
-    /// By slot: its classes, in the order of `members`: on a token slot, those with no guard
-    /// first, then by the resource of their guard.
-    classes: Rows<GuardClass>,
-    /// By slot: whether it is a token slot
-    /// ([`SlotMap::is_token`](crate::unfolding::slots::SlotMap::is_token)).
-    token: Vec<bool>,
-    /// By resource of a token set: its token slot and the first of the slot's classes guarded
-    /// by it (`u32::MAX`: none).
-    class_at: Vec<(Slot, u32)>,
-    /// By transition with bitsets: every member of its slots, sorted (empty for the others).
-    union: Rows<Transition>,
-    /// By transition: where its bitsets start in `class_bits` ([`NO_BITS`]: it has none).
-    bits_at: Vec<usize>,
-    /// For each transition with bitsets, one bitset over its `union` per class of each of
-    /// its slots, in the order of the slots and of their classes.
-    class_bits: Vec<u64>,
-}
 
 /// How many times, at least, a transition's slots must name each of its dependents on
 /// average for it to keep bitsets.
@@ -68,7 +29,7 @@ type ClassKey = Option<(Resource, Result<u64, Transition>)>;
 
 /// A class of the members of one slot (see [`Dependents`]).
 #[derive(Clone, Copy, Default)]
-struct GuardClass {
+pub(super) struct GuardClass {
     /// Where the class ends in the slot's members.
     end: u32,
     /// The guard the class shares, as a member and the resource it tests; `None` for the

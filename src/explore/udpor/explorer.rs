@@ -2,7 +2,9 @@
 //! borrows. It holds the configuration `C` (its events in order, its cone `top`, its state),
 //! `en(C)` for every prefix of `C`, the set `D`, the event store (`U` and the cache `G`) with
 //! the log of every event built, and the memos and scratch room of the procedures. Its fields
-//! are visible to the whole `udpor` module, whose files read and update them.
+//! are visible to the whole `udpor` module, whose files read and update them. The table of
+//! dependents ([`Dependents`]) is defined here too, for the compiler's sake (see its doc); its
+//! methods are in `dependents`.
 //!
 //! Invariants between two steps: `in_c[e]` holds iff `e ∈ C`, and then `c_index[e]` is `e`'s
 //! index in `C`; `top[s]` is the entry of `C`'s last event on slot `s` (⊥'s when none);
@@ -14,7 +16,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::alternatives::{CMemo, PickMemo};
 use super::cutoffs::LeastEntry;
-use super::dependents::Dependents;
+use super::dependents::GuardClass;
 use super::disabled::DisabledSet;
 use super::enabled::{EnStack, NO_SLOT};
 use super::extend::{Candidate, Candidates};
@@ -381,4 +383,52 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     pub(super) fn justified(&self, d: EventId) -> bool {
         !self.enabled_in_c(d)
     }
+}
+
+/// The transitions an event may extend into: those sharing one of its slots.
+///
+/// A transition with few dependents keeps them in a sorted list. Beyond that, they are
+/// gathered from its slots' members, which are kept in classes that one guard test decides: on
+/// a slot `s` of an event `e`, the members whose guards on the resource `s` fixes are of one
+/// [`System::guard_class`] are all enabled there by `state([e])`, or all not, and a class that
+/// fails is dropped whole without looking at its members. (`n` transitions that take the token
+/// of one place make one class, which the event that took the token disables at once: O(1),
+/// not O(n), per event.)
+///
+/// Where many transitions share many slots, a dependent is a member of a class of most of
+/// them, and gathering the members one by one reads each dependent many times over. A
+/// transition with no list keeps instead, for each class of each of its slots, the class's
+/// members as a bitset over its sorted dependents: the classes that pass are joined word by
+/// word, and the bits set name the dependents, sorted.
+///
+/// Its methods are in `dependents`; the struct is defined here because the compiler puts a
+/// type's methods in the code unit of the module that defines the type, and
+/// [`visit`](Self::visit), generic over the guard test that `push` hands it, must be compiled
+/// with the explorer's methods: in a unit of its own it leaves the guard tests of Extend
+/// calls instead of inlined code.
+pub(super) struct Dependents {
+    /// By transition: its dependents, sorted, when there are few
+    /// ([`UdporOptions::listed_dependents`]), and whether it has such a list.
+    ///
+    /// [`UdporOptions::listed_dependents`]: super::UdporOptions::listed_dependents
+    pub(super) listed: Rows<Transition>,
+    pub(super) is_listed: Vec<bool>,
+    /// By slot: its members, class after class.
+    pub(super) members: Rows<Transition>,
+    /// By slot: its classes, in the order of `members`: on a token slot, those with no guard
+    /// first, then by the resource of their guard.
+    pub(super) classes: Rows<GuardClass>,
+    /// By slot: whether it is a token slot
+    /// ([`SlotMap::is_token`](crate::unfolding::slots::SlotMap::is_token)).
+    pub(super) token: Vec<bool>,
+    /// By resource of a token set: its token slot and the first of the slot's classes guarded
+    /// by it (`u32::MAX`: none).
+    pub(super) class_at: Vec<(Slot, u32)>,
+    /// By transition with bitsets: every member of its slots, sorted (empty for the others).
+    pub(super) union: Rows<Transition>,
+    /// By transition: where its bitsets start in `class_bits` (`NO_BITS`: it has none).
+    pub(super) bits_at: Vec<usize>,
+    /// For each transition with bitsets, one bitset over its `union` per class of each of
+    /// its slots, in the order of the slots and of their classes.
+    pub(super) class_bits: Vec<u64>,
 }
