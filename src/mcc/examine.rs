@@ -72,41 +72,21 @@ pub fn examine(
     interrupt: &Arc<AtomicBool>,
 ) -> Result<Answer, Overflow> {
     let mut answer = Answer::default();
-    let global = |property| (exam, property);
-    answer.stopped = match exam {
-        Examination::StateSpace => state_space(&mut answer, net, limits)?,
-        Examination::ReachabilityDeadlock => {
-            deadlock(&mut answer, net, method, limits, budget, interrupt)?
+    let property = match exam {
+        Examination::StateSpace => {
+            answer.stopped = state_space(&mut answer, net, limits)?;
+            return Ok(answer);
         }
-        Examination::OneSafe => global_property(
-            &mut answer,
-            global(Property::OneSafe),
-            net,
-            limits,
-            interrupt,
-        )?,
-        Examination::QuasiLiveness => global_property(
-            &mut answer,
-            global(Property::QuasiLiveness),
-            net,
-            limits,
-            interrupt,
-        )?,
-        Examination::StableMarking => global_property(
-            &mut answer,
-            global(Property::StableMarking),
-            net,
-            limits,
-            interrupt,
-        )?,
-        Examination::Liveness => global_property(
-            &mut answer,
-            global(Property::Liveness),
-            net,
-            limits,
-            interrupt,
-        )?,
+        Examination::ReachabilityDeadlock => {
+            answer.stopped = deadlock(&mut answer, net, method, limits, budget, interrupt)?;
+            return Ok(answer);
+        }
+        Examination::OneSafe => Property::OneSafe,
+        Examination::QuasiLiveness => Property::QuasiLiveness,
+        Examination::StableMarking => Property::StableMarking,
+        Examination::Liveness => Property::Liveness,
     };
+    answer.stopped = global_property(&mut answer, exam, property, net, limits, interrupt)?;
     Ok(answer)
 }
 
@@ -158,7 +138,8 @@ fn report_global(
 /// An examination decided on the explicit reachability graph.
 fn global_property(
     answer: &mut Answer,
-    (exam, property): (Examination, Property),
+    exam: Examination,
+    property: Property,
     net: &Net,
     limits: &Limits,
     interrupt: &AtomicBool,
@@ -178,7 +159,7 @@ fn deadlock(
 ) -> Result<Option<StopReason>, Overflow> {
     let exam = Examination::ReachabilityDeadlock;
     let explicit = |answer: &mut Answer, limits: &Limits| {
-        global_property(answer, (exam, Property::Deadlock), net, limits, interrupt)
+        global_property(answer, exam, Property::Deadlock, net, limits, interrupt)
     };
     match method {
         DeadlockMethod::Reach => explicit(answer, limits),

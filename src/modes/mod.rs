@@ -43,7 +43,7 @@ pub enum Verdict {
     Clean,
     /// A deadlock or an assertion failure found.
     Found,
-    /// Stopped by a limit, with nothing found.
+    /// Stopped by a limit, with nothing found (or with finds ignored).
     Stopped,
 }
 

@@ -16,7 +16,7 @@ pub struct NetFile {
     pub path: PathBuf,
 }
 
-pub(super) fn is_net_file(path: &Path) -> bool {
+fn is_net_file(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     name.ends_with(".pnml") || name.ends_with(".ll_net")
 }
@@ -33,7 +33,7 @@ pub(super) fn strip_net_ext(s: &str) -> &str {
 }
 
 /// The row name of `path`, relative to `root` (a searched folder) when given.
-pub(super) fn net_name(path: &Path, root: Option<&Path>) -> String {
+fn net_name(path: &Path, root: Option<&Path>) -> String {
     let rel = root
         .and_then(|r| path.strip_prefix(r).ok())
         .filter(|r| !r.as_os_str().is_empty())
@@ -58,7 +58,7 @@ pub(super) fn net_name(path: &Path, root: Option<&Path>) -> String {
     strip_net_ext(&rel.to_string_lossy()).to_string()
 }
 
-pub(super) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
         .collect::<io::Result<_>>()?;

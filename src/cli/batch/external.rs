@@ -17,12 +17,12 @@ pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-pub(super) fn is_pep(path: &Path) -> bool {
+fn is_pep(path: &Path) -> bool {
     path.to_string_lossy().ends_with(".ll_net")
 }
 
 /// Converts `net` with `unfold convert` into `dir`; the error is the row's message.
-pub(super) fn convert(
+fn convert(
     net: &Path,
     to_pep: bool,
     dir: &Path,
@@ -52,7 +52,7 @@ pub(super) fn convert(
     }
 }
 
-pub(super) static JOB_TAG: AtomicUsize = AtomicUsize::new(0);
+static JOB_TAG: AtomicUsize = AtomicUsize::new(0);
 
 /// Fills the placeholders `{key}` of `template` in one pass (a value is never searched for
 /// further placeholders); unknown `{...}` are left as they are.
@@ -197,7 +197,7 @@ pub(super) fn external_row(
 
 /// Events (cutoffs included), conditions and cutoffs of the `.mci` file a tool wrote at `path`;
 /// the error is the row's message.
-pub(super) fn mci_sizes(path: &Path) -> Result<(u64, u64, u64), String> {
+fn mci_sizes(path: &Path) -> Result<(u64, u64, u64), String> {
     if !path.exists() {
         return Err("the tool exited 0 but wrote no .mci file at {mci}".into());
     }
@@ -210,7 +210,7 @@ pub(super) fn mci_sizes(path: &Path) -> Result<(u64, u64, u64), String> {
 }
 
 #[derive(Debug, PartialEq)]
-pub(super) enum Tok {
+enum Tok {
     Word(String),
     Num(u64),
     Open,
@@ -218,7 +218,7 @@ pub(super) enum Tok {
     Sep,
 }
 
-pub(super) fn tokens(line: &str) -> Vec<Tok> {
+fn tokens(line: &str) -> Vec<Tok> {
     let mut out = Vec::new();
     let chars: Vec<char> = line.chars().collect();
     let mut i = 0;
@@ -267,7 +267,7 @@ pub(super) fn tokens(line: &str) -> Vec<Tok> {
     out
 }
 
-pub(super) fn key_of(words: &[&str]) -> Option<&'static str> {
+fn key_of(words: &[&str]) -> Option<&'static str> {
     let mut phrase: String = words.concat();
     phrase.retain(|c| c != '-' && c != '_');
     for prefix in ["numberof", "noof", "nrof", "total", "all"] {
@@ -290,7 +290,7 @@ pub(super) fn key_of(words: &[&str]) -> Option<&'static str> {
 
 /// Whether `word` in front of a count's name makes it another count: Cunf's "white events",
 /// "generating cond.", our "non-cutoff events", "queued events" of progress lines.
-pub(super) fn qualifies(word: &str) -> bool {
+fn qualifies(word: &str) -> bool {
     matches!(
         word,
         "non"
@@ -314,7 +314,7 @@ pub(super) fn qualifies(word: &str) -> bool {
 }
 
 /// Words right before token `i` (skipping one parenthesised group), nearest last.
-pub(super) fn words_before(toks: &[Tok], i: usize) -> Vec<&str> {
+fn words_before(toks: &[Tok], i: usize) -> Vec<&str> {
     let mut j = i;
     if j > 0 && toks[j - 1] == Tok::Close {
         while j > 0 && toks[j - 1] != Tok::Open {
@@ -334,7 +334,7 @@ pub(super) fn words_before(toks: &[Tok], i: usize) -> Vec<&str> {
     words
 }
 
-pub(super) fn words_after(toks: &[Tok], i: usize) -> Vec<&str> {
+fn words_after(toks: &[Tok], i: usize) -> Vec<&str> {
     toks[i + 1..]
         .iter()
         .map_while(|t| match t {

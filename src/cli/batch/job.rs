@@ -49,7 +49,7 @@ pub(super) fn first_line(bytes: &[u8]) -> String {
 }
 
 /// The panic line of a Rust child's standard error, else its first line.
-pub(super) fn failure_line(stderr: &[u8]) -> String {
+fn failure_line(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
     text.lines()
         .find(|l| l.contains("panicked"))
@@ -57,7 +57,7 @@ pub(super) fn failure_line(stderr: &[u8]) -> String {
         .unwrap_or_else(|| first_line(stderr))
 }
 
-pub(super) fn json_of(stdout: &[u8]) -> Option<Value> {
+fn json_of(stdout: &[u8]) -> Option<Value> {
     if let Ok(v) = serde_json::from_slice::<Value>(stdout) {
         return Some(v);
     }
@@ -82,11 +82,11 @@ pub fn figures_of_json(j: &Value) -> Figures {
     }
 }
 
-pub(super) fn secs_arg(d: Duration) -> String {
+fn secs_arg(d: Duration) -> String {
     format!("{}", d.as_secs_f64())
 }
 
-pub(super) fn builtin_command(mode: &Mode, file: &Path, opts: &RunOptions) -> Command {
+fn builtin_command(mode: &Mode, file: &Path, opts: &RunOptions) -> Command {
     let mut cmd = Command::new(&opts.exe);
     match mode {
         Mode::Dpor => cmd.arg("run").arg(file).arg("--cutoffs"),
@@ -105,7 +105,7 @@ pub(super) fn builtin_command(mode: &Mode, file: &Path, opts: &RunOptions) -> Co
 }
 
 /// The row of a built-in mode from its child's end.
-pub(super) fn builtin_row(mut row: Row, run: &ChildRun) -> Row {
+fn builtin_row(mut row: Row, run: &ChildRun) -> Row {
     let json = json_of(&run.stdout);
     if let Some(j) = &json {
         row.figures = figures_of_json(j);

@@ -218,7 +218,7 @@ pub const COLUMNS: [&str; 18] = [
     "message",
 ];
 
-pub(super) fn opt<T: ToString>(v: Option<T>) -> String {
+fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or(String::new(), |v| v.to_string())
 }
 

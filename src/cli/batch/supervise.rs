@@ -38,9 +38,9 @@ pub struct ChildRun {
     pub peak_bytes: Option<u64>,
 }
 
-pub(super) const KEEP_OUTPUT: usize = 8 << 20;
+const KEEP_OUTPUT: usize = 8 << 20;
 
-pub(super) fn read_capped(mut pipe: impl Read) -> Vec<u8> {
+fn read_capped(mut pipe: impl Read) -> Vec<u8> {
     let mut buf = Vec::new();
     let mut chunk = vec![0u8; 64 << 10];
     loop {
@@ -59,7 +59,7 @@ pub(super) fn read_capped(mut pipe: impl Read) -> Vec<u8> {
     buf
 }
 
-pub(super) fn kill_group(pid: libc::pid_t) {
+fn kill_group(pid: libc::pid_t) {
     // SAFETY: plain system call; the child is not reaped yet, so its id (and group id) cannot
     // have been reused.
     unsafe {
@@ -69,7 +69,7 @@ pub(super) fn kill_group(pid: libc::pid_t) {
 }
 
 /// Waits for `pid`; `block` waits, else returns `None` while it runs.
-pub(super) fn wait_pid(pid: libc::pid_t, block: bool) -> io::Result<Option<(i32, libc::rusage)>> {
+fn wait_pid(pid: libc::pid_t, block: bool) -> io::Result<Option<(i32, libc::rusage)>> {
     loop {
         let mut status: libc::c_int = 0;
         // SAFETY: rusage is plain old data; zero is a valid value.

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use super::alloc;
 use unfold::explore::limits::{Limits, StopReason, rss_bytes};
+use unfold::modes::describe_stop;
 use unfold::report::stats::human_bytes;
 
 /// How long an explorer has to answer a time limit or an interruption before the watchdog stops
@@ -297,16 +298,11 @@ fn stop(shared: &Shared, reason: StopReason, why: &str) {
     match &shared.report {
         Some(report) => report(&stopped),
         None => {
-            let why = if why.is_empty() {
-                String::new()
-            } else {
-                format!("; {why}")
-            };
-            eprintln!(
-                "{}: {}: stopped: {reason}; statistics so far are incomplete{why}",
-                shared.file.display(),
-                stopped.phase
-            );
+            let mut line = describe_stop(reason);
+            if !why.is_empty() {
+                line = format!("{line}; {why}");
+            }
+            eprintln!("{}: {}: {line}", shared.file.display(), stopped.phase);
         }
     }
     std::process::exit(3);
