@@ -17,6 +17,20 @@ const LIBRARY: &[(&str, &[&str])] = &[
     ("formats", &["model", "system", "rows"]),
     ("unfolding", &["system", "rows"]),
     ("explore", &["unfolding", "model", "system", "rows"]),
+    ("property", &["model", "system", "rows"]),
+    ("structural", &["model", "system", "rows"]),
+    (
+        "check",
+        &[
+            "property",
+            "structural",
+            "explore",
+            "unfolding",
+            "model",
+            "system",
+            "rows",
+        ],
+    ),
     (
         "report",
         &["explore", "unfolding", "model", "system", "rows"],
@@ -36,6 +50,9 @@ const LIBRARY: &[(&str, &[&str])] = &[
     (
         "mcc",
         &[
+            "check",
+            "property",
+            "structural",
             "modes",
             "explore",
             "report",

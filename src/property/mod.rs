@@ -1,0 +1,15 @@
+//! Properties of nets: the Model Checking Contest's property language (reachability,
+//! upper bounds, LTL and CTL formulas) as one syntax tree ([`syntax`]), resolved against a
+//! net ([`resolve`]) and compiled to predicates over place and transition indices for the
+//! explorers ([`predicate`]). Explorers know a property only through
+//! [`predicate::Predicate`] and [`predicate::Marking`].
+
+pub mod predicate;
+pub mod resolve;
+pub mod syntax;
+
+pub use predicate::{Linear, Marking, Predicate};
+pub use resolve::{Names, ResolveError};
+pub use syntax::{
+    Ask, Cmp, Form, Formula, IntExpr, Name, Property, Query, ResolvedFormula, ResolvedQuery,
+};

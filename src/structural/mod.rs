@@ -1,0 +1,2 @@
+//! Structural analysis of nets: facts that hold of every reachable marking, found from the
+//! net's graph and incidence matrix without exploring any state.
