@@ -38,6 +38,9 @@ const LIBRARY: &[(&str, &[&str])] = &[
     (
         "modes",
         &[
+            "check",
+            "property",
+            "structural",
             "explore",
             "report",
             "formats",

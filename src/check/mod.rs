@@ -7,6 +7,9 @@
 //! follows from [`crate::property::syntax::Reachability::answer`]. An engine that is not sure
 //! says [`Search::Unknown`]: it never guesses.
 
+pub mod explicit;
+pub mod run;
+
 use crate::explore::limits::StopReason;
 use crate::model::net::TransIdx;
 

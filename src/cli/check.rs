@@ -1,30 +1,53 @@
-//! `unfold check`: the brute-force oracles, every maximal run enumerated (`--brute`) or runs
-//! and traces counted over the states (`--count`).
+//! `unfold check`: properties of a net (`--formula`, `--formulas`: reachability formulas and
+//! place bounds, one line per property), or the brute-force oracles, every maximal run
+//! enumerated (`--brute`) or runs and traces counted over the states (`--count`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::{Result, anyhow};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use super::process::watchdog::Watchdog;
 use super::shared::{LimitArgs, Outcome, OutputArgs, emit_report, read_net, watch};
+use unfold::check::{self, run::EngineChoice};
+use unfold::model::net::Net;
 use unfold::model::net_system::NetSystem;
-use unfold::modes::brute;
+use unfold::modes::{brute, properties};
+use unfold::property::load::{load, parse_cli_formula};
+use unfold::property::{Names, Query};
 
 /// `unfold check`.
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
     /// The system.
     pub file: PathBuf,
+    /// A property to check, in the text syntax (`EF tokens(p) >= 2`, `AG !deadlock`,
+    /// `bound(p, q)`, optionally named `id: …`); repeatable.
+    #[arg(long, value_name = "TEXT")]
+    pub formula: Vec<String>,
+    /// A file of properties: the contest's XML, or the text syntax with one `id: formula`
+    /// per line.
+    #[arg(long, value_name = "FILE")]
+    pub formulas: Option<PathBuf>,
+    /// Which engines decide the properties.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+    /// Print a witness run under each property that has one.
+    #[arg(long)]
+    pub witness: bool,
     /// Enumerate every maximal run: traces, events and deadlocks (exponential: small systems
     /// only).
-    #[arg(long, required_unless_present = "count", conflicts_with = "count")]
+    #[arg(
+        long,
+        required_unless_present_any = ["count", "formula", "formulas"],
+        conflicts_with_all = ["count", "formula", "formulas"]
+    )]
     pub brute: bool,
     /// Count maximal runs and maximal traces without enumerating them, by dynamic
     /// programming over the states (acyclic systems only; no events or deadlocks).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["formula", "formulas"])]
     pub count: bool,
     /// Longest run enumerated (`--brute`).
     #[arg(long, value_name = "N", default_value_t = 64)]
@@ -33,6 +56,63 @@ pub struct CheckArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// The engines of `--engine`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// What suits the net and the property, within the time left.
+    Auto,
+    /// Explicit reachability, stopping at the first marking that decides.
+    Reach,
+    /// The complete finite prefix, by SAT (1-safe nets).
+    Prefix,
+}
+
+impl From<EngineArg> for EngineChoice {
+    fn from(arg: EngineArg) -> Self {
+        match arg {
+            EngineArg::Auto => EngineChoice::Auto,
+            EngineArg::Reach => EngineChoice::Explicit,
+            EngineArg::Prefix => EngineChoice::Prefix,
+        }
+    }
+}
+
+/// Reads the properties of `--formula` and `--formulas`, each with where it was read (for
+/// the errors of name resolution).
+fn read_properties(args: &CheckArgs) -> Result<Vec<(Query, String)>> {
+    let mut queries = Vec::new();
+    for (i, text) in args.formula.iter().enumerate() {
+        let source = format!("--formula '{text}'");
+        let q = parse_cli_formula(text, i + 1).map_err(|e| anyhow!("{source}: {e}"))?;
+        queries.push((q, source));
+    }
+    if let Some(path) = &args.formulas {
+        let source = path.display().to_string();
+        queries.extend(load(path)?.into_iter().map(|q| (q, source.clone())));
+    }
+    Ok(queries)
+}
+
+/// Checks the properties of `--formula` and `--formulas` on the net.
+fn properties(args: &CheckArgs, watchdog: &Watchdog, net: &Net) -> Result<Outcome> {
+    let names = Names::of(net);
+    let resolved = read_properties(args)?
+        .iter()
+        .map(|(q, source)| {
+            names
+                .resolve(q)
+                .map_err(|e| anyhow!("{source}: {e} (property {})", q.id))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    watchdog.phase("checking properties");
+    let limits = watchdog.limits();
+    let answers = check::run::check(net, &resolved, args.engine.into(), &limits)
+        .map_err(|overflow| anyhow!("{}: {overflow}", args.file.display()))?;
+    watchdog.phase("writing the report");
+    let report = properties::report(&answers, net, &args.file, args.witness, limits.elapsed());
+    emit_report(&report, &args.output, args.limits.no_fail)
 }
 
 /// Counts maximal runs and traces (`check --count`).
@@ -55,6 +135,9 @@ pub fn run(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         Some(&args.output),
     );
     let (net, _) = read_net(&args.file, &watchdog)?;
+    if !args.formula.is_empty() || args.formulas.is_some() {
+        return properties(args, &watchdog, &net);
+    }
     let sys = NetSystem::new(&net);
     if args.count {
         return count(args, &watchdog, sys);

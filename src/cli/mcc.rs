@@ -24,6 +24,7 @@ use unfold::mcc::answer::{
 };
 use unfold::mcc::instance::{Confinement, is_colored};
 use unfold::mcc::{DeadlockMethod, Examination, examine};
+use unfold::property::load::load;
 
 /// How ReachabilityDeadlock is decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -145,11 +146,16 @@ fn run_examination(args: &MccArgs, name: &str, interrupt: Arc<AtomicBool>) -> Re
         }
         Err(e) => return Err(e),
     };
+    let formulas = match exam.formula_file() {
+        Some(file) => load(&args.dir.join(file)).map_err(|e| anyhow!("{e}"))?,
+        None => Vec::new(),
+    };
     // From here on the engines check the limits themselves and answer CANNOT_COMPUTE.
     drop(watchdog);
     let found = examine(
         exam,
         &net,
+        &formulas,
         args.deadlock_method.into(),
         &limits,
         budget,

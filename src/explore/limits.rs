@@ -125,6 +125,27 @@ impl Limits {
         Err(reason)
     }
 
+    /// Time left before the timeout (`None`: no timeout).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.timeout.map(|t| t.saturating_sub(self.start.elapsed()))
+    }
+
+    /// Limits for one phase of this run: starting now, ending after `budget` or at this run's
+    /// timeout, whichever comes first, with the same memory budget, interruption flag and
+    /// memory watch. A phase that runs out of time stops only itself: the run goes on.
+    pub fn phase(&self, budget: Option<Duration>) -> Limits {
+        let timeout = match (budget, self.remaining()) {
+            (Some(b), Some(r)) => Some(b.min(r)),
+            (b, r) => b.or(r),
+        };
+        Limits {
+            start: Instant::now(),
+            timeout,
+            stop_reported: Arc::new(AtomicBool::new(false)),
+            ..self.clone()
+        }
+    }
+
     /// Time since the start.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
@@ -240,5 +261,22 @@ mod tests {
         l.trip_memory();
         assert_eq!(watched.check_time(), Err(StopReason::MemoryLimit));
         assert!(l.stop_reported());
+    }
+
+    #[test]
+    fn a_phase_ends_at_its_budget_or_the_run_s_timeout() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let run = Limits::new(Some(Duration::from_secs(3600)), Some(100))
+            .with_interrupt_flag(flag.clone());
+        let phase = run.phase(Some(Duration::ZERO));
+        assert_eq!(phase.check_time(), Err(StopReason::Timeout));
+        // The phase's stop is its own; the run goes on.
+        assert!(!run.stop_reported() && run.check_time().is_ok());
+        let long = run.phase(Some(Duration::from_secs(7200)));
+        assert!(long.timeout().unwrap() <= Duration::from_secs(3600));
+        assert_eq!(long.mem_limit(), Some(100));
+        assert_eq!(Limits::new(None, None).phase(None).timeout(), None);
+        flag.store(true, Ordering::Relaxed);
+        assert_eq!(long.check_time(), Err(StopReason::Interrupted));
     }
 }

@@ -11,6 +11,8 @@
 //! successors of a state are all computed first and their slots prefetched before any is
 //! looked up, so that the cache misses of one expansion overlap.
 
+use std::ops::ControlFlow;
+
 use super::limits::{Limits, StopReason};
 use crate::model::net::{Net, PlaceIdx};
 use crate::model::net_system::NetSystem;
@@ -272,6 +274,9 @@ pub struct ReachOutcome {
     pub first_deadlock: Option<StateId>,
     /// Why the run stopped early, if it did.
     pub stopped: Option<StopReason>,
+    /// Whether the observer ended the run (see [`explore_until`]): the state space is then
+    /// partial, though no limit struck.
+    pub halted: bool,
 }
 
 /// Progress of a running exploration, for progress displays.
@@ -302,6 +307,21 @@ pub fn explore<S: System>(
     progress: &mut dyn FnMut(ReachProgress),
     on_new_state: &mut dyn FnMut(StateId, &[u64]),
 ) -> Result<ReachOutcome, Overflow> {
+    explore_until(sys, limits, progress, &mut |id, state| {
+        on_new_state(id, state);
+        ControlFlow::Continue(())
+    })
+}
+
+/// Like [`explore`], but `on_new_state` may end the exploration at once by returning
+/// [`ControlFlow::Break`] (a property checker that has its answer); the outcome then has
+/// `halted` set, and the states found so far.
+pub fn explore_until<S: System>(
+    sys: &S,
+    limits: &Limits,
+    progress: &mut dyn FnMut(ReachProgress),
+    on_new_state: &mut dyn FnMut(StateId, &[u64]) -> ControlFlow<()>,
+) -> Result<ReachOutcome, Overflow> {
     let words = sys.state_words();
     let mut space = StateSpace::new(words);
     let mut current = vec![0u64; words];
@@ -311,7 +331,7 @@ pub fn explore<S: System>(
         transition: 0,
     };
     space.insert(&current, root);
-    on_new_state(0, &current);
+    let mut halted = on_new_state(0, &current).is_break();
 
     let mut outcome_edges = 0u64;
     let mut deadlocks = 0u64;
@@ -324,7 +344,7 @@ pub fn explore<S: System>(
     let mut succ: Vec<u64> = Vec::new();
     let mut hashes: Vec<u64> = Vec::new();
 
-    while (expanded as usize) < space.len() {
+    while !halted && (expanded as usize) < space.len() {
         if work >= next_check {
             next_check = work + CHECK_EVERY;
             progress(ReachProgress {
@@ -400,15 +420,16 @@ pub fn explore<S: System>(
                         transition: t,
                     },
                 );
-                if new {
-                    on_new_state(sid, next);
+                if new && on_new_state(sid, next).is_break() {
+                    halted = true;
+                    break;
                 }
             }
-            if stopped.is_some() {
+            if stopped.is_some() || halted {
                 break;
             }
         }
-        if stopped.is_some() {
+        if stopped.is_some() || halted {
             break;
         }
         expanded += 1;
@@ -424,6 +445,7 @@ pub fn explore<S: System>(
         deadlocks,
         first_deadlock,
         stopped,
+        halted,
     })
 }
 

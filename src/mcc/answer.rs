@@ -51,17 +51,26 @@ pub enum Examination {
     StableMarking,
     /// Whether every transition can be enabled again from every reachable marking.
     Liveness,
+    /// 16 formulas `EF φ` / `AG φ` over token counts (`ReachabilityCardinality.xml`).
+    ReachabilityCardinality,
+    /// 16 formulas `EF φ` / `AG φ` over fireability (`ReachabilityFireability.xml`).
+    ReachabilityFireability,
+    /// 16 bounds of token counts over the reachable markings (`UpperBounds.xml`).
+    UpperBounds,
 }
 
 impl Examination {
     /// Every examination answered.
-    pub const ALL: [Examination; 6] = [
+    pub const ALL: [Examination; 9] = [
         Examination::StateSpace,
         Examination::ReachabilityDeadlock,
         Examination::OneSafe,
         Examination::QuasiLiveness,
         Examination::StableMarking,
         Examination::Liveness,
+        Examination::ReachabilityCardinality,
+        Examination::ReachabilityFireability,
+        Examination::UpperBounds,
     ];
 
     /// The contest's name (`BK_EXAMINATION`, and the formula id of global properties).
@@ -73,11 +82,25 @@ impl Examination {
             Examination::QuasiLiveness => "QuasiLiveness",
             Examination::StableMarking => "StableMarking",
             Examination::Liveness => "Liveness",
+            Examination::ReachabilityCardinality => "ReachabilityCardinality",
+            Examination::ReachabilityFireability => "ReachabilityFireability",
+            Examination::UpperBounds => "UpperBounds",
         }
     }
 
-    /// The examination of a contest name; `None` for the ones not answered (UpperBounds,
-    /// Reachability*, CTL*, LTL*) and for unknown names.
+    /// The file of the instance folder holding the examination's formulas, for the
+    /// examinations that have one (`ReachabilityCardinality.xml`, …).
+    pub fn formula_file(self) -> Option<String> {
+        match self {
+            Examination::ReachabilityCardinality
+            | Examination::ReachabilityFireability
+            | Examination::UpperBounds => Some(format!("{}.xml", self.name())),
+            _ => None,
+        }
+    }
+
+    /// The examination of a contest name; `None` for the ones not answered (CTL*, LTL*) and
+    /// for unknown names.
     pub fn from_name(name: &str) -> Option<Examination> {
         Examination::ALL.into_iter().find(|e| e.name() == name)
     }
@@ -98,6 +121,10 @@ pub enum Technique {
     NetUnfolding,
     /// One thread of computation.
     SequentialProcessing,
+    /// A SAT or SMT solver.
+    SatSmt,
+    /// Structural facts: invariants, the net's graph.
+    Topological,
 }
 
 impl Technique {
@@ -107,6 +134,8 @@ impl Technique {
             Technique::Explicit => "EXPLICIT",
             Technique::NetUnfolding => "NET_UNFOLDING",
             Technique::SequentialProcessing => "SEQUENTIAL_PROCESSING",
+            Technique::SatSmt => "SAT_SMT",
+            Technique::Topological => "TOPOLOGICAL",
         }
     }
 }
@@ -146,6 +175,15 @@ pub fn state_space_lines(answer: &StateSpaceAnswer, by: &[Technique]) -> Vec<Str
     ]
 }
 
+/// The answer line of one formula of a formula examination: `TRUE`/`FALSE` or a bound, or
+/// `CANNOT_COMPUTE` for `None`.
+pub fn property_line(id: &str, value: Option<&str>, by: &[Technique]) -> String {
+    match value {
+        Some(v) => format!("FORMULA {id} {v} {}", techniques(by)),
+        None => format!("FORMULA {id} {CANNOT_COMPUTE}"),
+    }
+}
+
 /// The answer line of a global property: its verdict, or `CANNOT_COMPUTE` for `None`.
 pub fn formula_line(exam: Examination, verdict: Option<bool>, by: &[Technique]) -> String {
     match verdict {
@@ -168,7 +206,7 @@ mod tests {
         for e in Examination::ALL {
             assert_eq!(Examination::from_name(e.name()), Some(e));
         }
-        assert_eq!(Examination::from_name("UpperBounds"), None);
+        assert_eq!(Examination::from_name("LTLCardinality"), None);
         assert_eq!(Examination::from_name("stateSpace"), None);
     }
 

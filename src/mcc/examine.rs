@@ -7,8 +7,11 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::answer::{
-    CANNOT_COMPUTE, Examination, StateSpaceAnswer, Technique, formula_line, state_space_lines,
+    CANNOT_COMPUTE, Examination, StateSpaceAnswer, Technique, formula_line, property_line,
+    state_space_lines,
 };
+use crate::check;
+use crate::check::run::{Engine, EngineChoice, Unknown, Value};
 use crate::explore::global::{self, GlobalRun, Property};
 use crate::explore::limits::{Limits, StopReason};
 use crate::explore::prefix::{self, DeadlockAnswer, PrefixOptions};
@@ -16,6 +19,7 @@ use crate::explore::reach::reach_net;
 use crate::explore::udpor::{self, UdporOptions};
 use crate::model::net::Net;
 use crate::model::net_system::NetSystem;
+use crate::property::{Names, Query};
 use crate::system::Overflow;
 use crate::unfolding::order::Order;
 
@@ -59,13 +63,16 @@ const EXPLICIT: &[Technique] = &[Technique::Explicit, Technique::SequentialProce
 const UNFOLDING: &[Technique] = &[Technique::NetUnfolding, Technique::SequentialProcessing];
 
 /// Answers `exam` on `net` within `limits` (whose interruption flag is `interrupt`); `budget`
-/// is the whole time budget, split between engines where one runs before another.
+/// is the whole time budget, split between engines where one runs before another. The
+/// formula examinations answer `formulas` (read from the examination's file of the instance
+/// folder, [`Examination::formula_file`]); the others ignore it.
 ///
 /// An engine that is not sure answers nothing: the line is then `CANNOT_COMPUTE` and
 /// [`Answer::stopped`] says why. The error is a counter overflow at 64 bits.
 pub fn examine(
     exam: Examination,
     net: &Net,
+    formulas: &[Query],
     method: DeadlockMethod,
     limits: &Limits,
     budget: Option<Duration>,
@@ -85,9 +92,80 @@ pub fn examine(
         Examination::QuasiLiveness => Property::QuasiLiveness,
         Examination::StableMarking => Property::StableMarking,
         Examination::Liveness => Property::Liveness,
+        Examination::ReachabilityCardinality
+        | Examination::ReachabilityFireability
+        | Examination::UpperBounds => {
+            answer.stopped = properties(&mut answer, net, formulas, limits)?;
+            return Ok(answer);
+        }
     };
     answer.stopped = global_property(&mut answer, exam, property, net, limits, interrupt)?;
     Ok(answer)
+}
+
+/// The techniques of an engine of the property checker.
+fn techniques_of(engine: Engine) -> &'static [Technique] {
+    match engine {
+        Engine::Explicit => EXPLICIT,
+        Engine::Prefix => &[
+            Technique::NetUnfolding,
+            Technique::SatSmt,
+            Technique::SequentialProcessing,
+        ],
+        Engine::Structural => &[Technique::Topological, Technique::SequentialProcessing],
+    }
+}
+
+/// A formula examination: one line per formula, `CANNOT_COMPUTE` for the undecided ones and
+/// for those whose names do not resolve against the net.
+fn properties(
+    answer: &mut Answer,
+    net: &Net,
+    formulas: &[Query],
+    limits: &Limits,
+) -> Result<Option<StopReason>, Overflow> {
+    let names = Names::of(net);
+    let mut resolved = Vec::with_capacity(formulas.len());
+    for q in formulas {
+        match names.resolve(q) {
+            Ok(r) => resolved.push(r),
+            Err(e) => answer.note(format!("{}: {e}", q.id)),
+        }
+    }
+    let found = check::run::check(net, &resolved, EngineChoice::Auto, limits)?;
+    let mut stopped = None;
+    for q in formulas {
+        let Some(a) = found.iter().find(|a| a.id == q.id) else {
+            answer.line(property_line(&q.id, None, &[]));
+            continue;
+        };
+        let value = a.value.map(|v| match v {
+            Value::Bool(true) => "TRUE".to_string(),
+            Value::Bool(false) => "FALSE".to_string(),
+            Value::Bound(b) => b.to_string(),
+        });
+        match (&a.engine, &a.unknown) {
+            (Some(engine), _) => {
+                answer.note(format!(
+                    "{}: {} in {:.3} s",
+                    a.id,
+                    engine.name(),
+                    a.time.as_secs_f64()
+                ));
+                answer.line(property_line(&a.id, value.as_deref(), techniques_of(*engine)));
+            }
+            (None, why) => {
+                if let Some(why) = why {
+                    answer.note(format!("{}: {why}", a.id));
+                    if let Unknown::Stopped(r) = why {
+                        stopped.get_or_insert(*r);
+                    }
+                }
+                answer.line(property_line(&a.id, None, &[]));
+            }
+        }
+    }
+    Ok(stopped)
 }
 
 /// StateSpace: the four figures of `unfold reach`, or `CANNOT_COMPUTE`.

@@ -12,6 +12,7 @@ pub mod dpor;
 pub mod edpor;
 pub mod info;
 pub mod prefix;
+pub mod properties;
 pub mod reach;
 
 use std::path::Path;
