@@ -145,7 +145,11 @@ fn check_with(
                 lower: value,
                 witness: Some(out.space.path_to(id)),
                 upper,
-                stopped: if upper == Some(value) { None } else { out.stopped },
+                stopped: if upper == Some(value) {
+                    None
+                } else {
+                    out.stopped
+                },
             }
         })
         .collect();

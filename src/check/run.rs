@@ -6,12 +6,13 @@
 use std::time::{Duration, Instant};
 
 use super::explicit::{self, BoundQuery, NetMarking};
+use super::walk::{self, WalkOptions};
 use super::{Bound, Search};
 use crate::explore::limits::{Limits, StopReason};
 use crate::model::net::{Net, TransIdx};
+use crate::model::net_system::NetSystem;
 use crate::property::syntax::{Ask, ReachKind};
 use crate::property::{Linear, Predicate, ResolvedQuery};
-use crate::model::net_system::NetSystem;
 use crate::system::{Overflow, System};
 
 /// Which engines may decide.
@@ -130,9 +131,9 @@ impl Goal {
                         negated: r.negated,
                     }
                 }
-                None if f.is_state() => Goal::Initial(
-                    Predicate::compile(f).expect("a state formula compiles"),
-                ),
+                None if f.is_state() => {
+                    Goal::Initial(Predicate::compile(f).expect("a state formula compiles"))
+                }
                 None => Goal::Other("LTL and CTL formulas are not checked yet".into()),
             },
         }
@@ -154,6 +155,10 @@ impl Goal {
 
 /// Checks `queries` on `net` with the chosen engines within `limits`.
 ///
+/// `Auto` runs, on what is still undecided: the explicit engine for a tenth of the time
+/// (small state spaces end there), random walks for a tenth of what is left (witnesses deep
+/// in large state spaces), then the explicit engine again with the rest.
+///
 /// The error is a counter overflow at 64 bits.
 pub fn check(
     net: &Net,
@@ -161,137 +166,214 @@ pub fn check(
     choice: EngineChoice,
     limits: &Limits,
 ) -> Result<Vec<Answer>, Overflow> {
-    let start = Instant::now();
     let goals: Vec<Goal> = queries.iter().map(Goal::of).collect();
-    let mut answers: Vec<Answer> = queries
-        .iter()
-        .zip(&goals)
-        .map(|(q, g)| Answer {
-            id: q.id.clone(),
-            value: None,
-            engine: None,
-            witness: None,
-            time: Duration::ZERO,
-            unknown: match g {
-                Goal::Other(why) => Some(Unknown::Unsupported(why.clone())),
-                _ => None,
-            },
-        })
-        .collect();
-    let open = |answers: &[Answer]| -> Vec<usize> {
-        (0..answers.len())
-            .filter(|&i| answers[i].value.is_none() && !matches!(goals[i], Goal::Other(_)))
-            .collect()
-    };
-    let initial = initial_marking(net);
-    for (answer, goal) in answers.iter_mut().zip(&goals) {
-        if let Goal::Initial(p) = goal {
-            let sys = NetSystem::new(net);
-            answer.value = Some(Value::Bool(p.holds(&NetMarking {
-                sys: &sys,
-                state: &initial,
-            })));
-            answer.engine = Some(Engine::Structural);
-        }
-    }
-    let todo = open(&answers);
-    if todo.is_empty() {
-        return Ok(answers);
+    let mut work = Work::new(net, queries, &goals);
+    work.initial();
+    if work.open().is_empty() {
+        return Ok(work.answers);
     }
     match choice {
-        EngineChoice::Explicit | EngineChoice::Auto => {
-            run_explicit(net, &goals, &todo, &mut answers, limits, start)?;
+        EngineChoice::Explicit => work.explicit(limits)?,
+        EngineChoice::Auto => {
+            work.explicit(&limits.phase(limits.remaining().map(|r| r / 10)))?;
+            if !work.open().is_empty() && limits.check_time().is_ok() {
+                let budget = walk::budget(limits, 0.1, Duration::from_secs(30));
+                work.walk(budget, limits)?;
+            }
+            if !work.open().is_empty() && limits.check_time().is_ok() {
+                work.explicit(limits)?;
+            }
         }
         EngineChoice::Prefix => {
-            for &i in &todo {
-                answers[i].unknown = Some(Unknown::Unsupported(
+            for i in work.open() {
+                work.answers[i].unknown = Some(Unknown::Unsupported(
                     "the prefix engine is not available yet".into(),
                 ));
             }
         }
     }
-    Ok(answers)
+    Ok(work.answers)
 }
 
-fn initial_marking(net: &Net) -> Vec<u64> {
-    let sys = NetSystem::new(net);
-    let mut m = vec![0; sys.state_words()];
-    sys.initial_state(&mut m);
-    m
-}
+/// Open reachability goals: their index and their target.
+type Targets = Vec<(usize, Predicate)>;
+/// Open bounds: their index and their sum.
+type Sums = Vec<(usize, Linear)>;
 
-/// Runs the explicit engine on the goals `todo` and records what it decides.
-fn run_explicit(
-    net: &Net,
-    goals: &[Goal],
-    todo: &[usize],
-    answers: &mut [Answer],
-    limits: &Limits,
+/// The answers so far, and what the engines learnt of the undecided bounds.
+struct Work<'a> {
+    net: &'a Net,
+    goals: &'a [Goal],
+    answers: Vec<Answer>,
+    /// The best value reached by a known run, per goal (bounds only).
+    lower: Vec<Option<(u64, Vec<TransIdx>)>>,
+    /// A proved upper bound, per goal (bounds only).
+    upper: Vec<Option<u64>>,
     start: Instant,
-) -> Result<(), Overflow> {
-    let mut targets = Vec::new();
-    let mut bounds = Vec::new();
-    for &i in todo {
-        match &goals[i] {
-            Goal::Reach { target, .. } => targets.push((i, target.clone())),
-            Goal::Bound(sum) => bounds.push((
-                i,
-                BoundQuery {
-                    sum: sum.clone(),
-                    known_upper: None,
+}
+
+impl<'a> Work<'a> {
+    fn new(net: &'a Net, queries: &[ResolvedQuery], goals: &'a [Goal]) -> Self {
+        let answers = queries
+            .iter()
+            .zip(goals)
+            .map(|(q, g)| Answer {
+                id: q.id.clone(),
+                value: None,
+                engine: None,
+                witness: None,
+                time: Duration::ZERO,
+                unknown: match g {
+                    Goal::Other(why) => Some(Unknown::Unsupported(why.clone())),
+                    _ => None,
                 },
-            )),
-            Goal::Initial(_) | Goal::Other(_) => {}
+            })
+            .collect();
+        Work {
+            net,
+            goals,
+            answers,
+            lower: vec![None; goals.len()],
+            upper: vec![None; goals.len()],
+            start: Instant::now(),
         }
     }
-    let preds: Vec<Predicate> = targets.iter().map(|(_, p)| p.clone()).collect();
-    let queries: Vec<BoundQuery> = bounds.iter().map(|(_, q)| q.clone()).collect();
-    let run = explicit::check(net, &preds, &queries, limits, &mut |_| {})?;
-    let now = start.elapsed();
-    for ((i, _), search) in targets.iter().zip(run.searches) {
-        record_search(&mut answers[*i], &goals[*i], search, Engine::Explicit, now);
-    }
-    for ((i, _), bound) in bounds.iter().zip(run.bounds) {
-        record_bound(&mut answers[*i], bound, Engine::Explicit, now);
-    }
-    Ok(())
-}
 
-/// Records an engine's search on a reachability goal.
-fn record_search(answer: &mut Answer, goal: &Goal, search: Search, engine: Engine, time: Duration) {
-    match search {
-        Search::Found(run) => {
-            answer.value = Some(goal.value(true));
-            answer.witness = Some(run);
-        }
-        Search::Absent => answer.value = Some(goal.value(false)),
-        Search::Unknown(reason) => {
-            answer.unknown = Some(match reason {
-                Some(r) => Unknown::Stopped(r),
-                None => Unknown::Unsupported(format!("the {} engine cannot decide it", engine.name())),
-            });
-            return;
+    /// The goals still undecided that some engine here may decide.
+    fn open(&self) -> Vec<usize> {
+        (0..self.goals.len())
+            .filter(|&i| {
+                self.answers[i].value.is_none() && !matches!(self.goals[i], Goal::Other(_))
+            })
+            .collect()
+    }
+
+    /// State formulas without a path quantifier: their value on the initial marking.
+    fn initial(&mut self) {
+        let sys = NetSystem::new(self.net);
+        let mut state = vec![0; sys.state_words()];
+        sys.initial_state(&mut state);
+        let m = NetMarking {
+            sys: &sys,
+            state: &state,
+        };
+        for (answer, goal) in self.answers.iter_mut().zip(self.goals) {
+            if let Goal::Initial(p) = goal {
+                answer.value = Some(Value::Bool(p.holds(&m)));
+                answer.engine = Some(Engine::Structural);
+            }
         }
     }
-    answer.engine = Some(engine);
-    answer.time = time;
-    answer.unknown = None;
-}
 
-/// Records an engine's bound.
-fn record_bound(answer: &mut Answer, bound: Bound, engine: Engine, time: Duration) {
-    match bound.exact() {
-        Some(b) => {
-            answer.value = Some(Value::Bound(b));
-            answer.witness = bound.witness;
-            answer.engine = Some(engine);
-            answer.time = time;
-            answer.unknown = None;
+    /// The open targets and the open bounds, with their indices.
+    fn split_open(&self) -> (Targets, Sums) {
+        let mut targets = Vec::new();
+        let mut sums = Vec::new();
+        for i in self.open() {
+            match &self.goals[i] {
+                Goal::Reach { target, .. } => targets.push((i, target.clone())),
+                Goal::Bound(sum) => sums.push((i, sum.clone())),
+                Goal::Initial(_) | Goal::Other(_) => {}
+            }
         }
-        None => {
-            answer.unknown = Some(Unknown::Stopped(
-                bound.stopped.unwrap_or(StopReason::Interrupted),
-            ))
+        (targets, sums)
+    }
+
+    /// Runs the explicit engine on the open goals.
+    fn explicit(&mut self, limits: &Limits) -> Result<(), Overflow> {
+        let (targets, sums) = self.split_open();
+        let preds: Vec<Predicate> = targets.iter().map(|(_, p)| p.clone()).collect();
+        let queries: Vec<BoundQuery> = sums
+            .iter()
+            .map(|(i, sum)| BoundQuery {
+                sum: sum.clone(),
+                known_upper: self.upper[*i],
+            })
+            .collect();
+        let run = explicit::check(self.net, &preds, &queries, limits, &mut |_| {})?;
+        for ((i, _), search) in targets.iter().zip(run.searches) {
+            self.search(*i, search, Engine::Explicit);
+        }
+        for ((i, _), bound) in sums.iter().zip(run.bounds) {
+            self.bound(*i, bound, Engine::Explicit);
+        }
+        Ok(())
+    }
+
+    /// Random walks on the open goals for `budget`.
+    fn walk(&mut self, budget: Duration, limits: &Limits) -> Result<(), Overflow> {
+        let (targets, sums) = self.split_open();
+        let preds: Vec<Predicate> = targets.iter().map(|(_, p)| p.clone()).collect();
+        let lins: Vec<Linear> = sums.iter().map(|(_, l)| l.clone()).collect();
+        let run = walk::walk(
+            self.net,
+            &preds,
+            &lins,
+            WalkOptions::default(),
+            budget,
+            limits,
+        )?;
+        for ((i, _), search) in targets.iter().zip(run.searches) {
+            if search.decided() {
+                self.search(*i, search, Engine::Explicit);
+            }
+        }
+        for ((i, _), bound) in sums.iter().zip(run.bounds) {
+            self.bound(*i, bound, Engine::Explicit);
+        }
+        Ok(())
+    }
+
+    /// Records an engine's search on a reachability goal.
+    fn search(&mut self, i: usize, search: Search, engine: Engine) {
+        let answer = &mut self.answers[i];
+        match search {
+            Search::Found(run) => {
+                answer.value = Some(self.goals[i].value(true));
+                answer.witness = Some(run);
+            }
+            Search::Absent => answer.value = Some(self.goals[i].value(false)),
+            Search::Unknown(reason) => {
+                answer.unknown = Some(match reason {
+                    Some(r) => Unknown::Stopped(r),
+                    None => Unknown::Unsupported(format!(
+                        "the {} engine cannot decide it",
+                        engine.name()
+                    )),
+                });
+                return;
+            }
+        }
+        answer.engine = Some(engine);
+        answer.time = self.start.elapsed();
+        answer.unknown = None;
+    }
+
+    /// Records what an engine learnt of a bound; decides it once the lower and upper values
+    /// meet.
+    fn bound(&mut self, i: usize, bound: Bound, engine: Engine) {
+        if self.lower[i].as_ref().is_none_or(|(v, _)| bound.lower > *v)
+            && let Some(w) = bound.witness
+        {
+            self.lower[i] = Some((bound.lower, w));
+        }
+        if let Some(u) = bound.upper {
+            self.upper[i] = Some(self.upper[i].map_or(u, |v| v.min(u)));
+        }
+        let answer = &mut self.answers[i];
+        match (&self.lower[i], self.upper[i]) {
+            (Some((lower, run)), Some(upper)) if *lower == upper => {
+                answer.value = Some(Value::Bound(upper));
+                answer.witness = Some(run.clone());
+                answer.engine = Some(engine);
+                answer.time = self.start.elapsed();
+                answer.unknown = None;
+            }
+            _ => {
+                answer.unknown = Some(Unknown::Stopped(
+                    bound.stopped.unwrap_or(StopReason::Interrupted),
+                ))
+            }
         }
     }
 }

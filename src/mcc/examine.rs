@@ -152,7 +152,11 @@ fn properties(
                     engine.name(),
                     a.time.as_secs_f64()
                 ));
-                answer.line(property_line(&a.id, value.as_deref(), techniques_of(*engine)));
+                answer.line(property_line(
+                    &a.id,
+                    value.as_deref(),
+                    techniques_of(*engine),
+                ));
             }
             (None, why) => {
                 if let Some(why) = why {
