@@ -13,4 +13,3 @@ pub use resolve::{Names, ResolveError};
 pub use syntax::{
     Ask, Cmp, Form, Formula, IntExpr, Name, Property, Query, ResolvedFormula, ResolvedQuery,
 };
-pub mod load;
