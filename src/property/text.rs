@@ -728,13 +728,7 @@ impl<P, T> Printer<'_, P, T> {
             Form::Not(g) => {
                 self.out.push('!');
                 // `!(tokens(p) <= 3)` reads better than `!tokens(p) <= 3`, the same tree.
-                if matches!(unwrapped(g), Form::Compare(..)) {
-                    self.out.push('(');
-                    self.form(g, Level::Or);
-                    self.out.push(')');
-                } else {
-                    self.form(g, Level::Unary);
-                }
+                self.clear(g, Level::Unary, |g| matches!(g, Form::Compare(..)));
             }
             Form::Exists(g) | Form::All(g) => {
                 self.out.push(if matches!(f, Form::Exists(_)) {
@@ -760,9 +754,10 @@ impl<P, T> Printer<'_, P, T> {
                 self.form(g, Level::Unary);
             }
             Form::Until(a, b) => {
-                self.form(a, Level::Unary);
+                let compare = |g: &Form<P, T>| matches!(g, Form::Compare(..));
+                self.clear(a, Level::Unary, compare);
                 self.out.push_str(" U ");
-                self.form(b, Level::Unary);
+                self.clear(b, Level::Unary, compare);
             }
             Form::And(fs) | Form::Or(fs) if fs.is_empty() => {
                 self.out.push_str(if matches!(f, Form::And(_)) {
@@ -779,12 +774,25 @@ impl<P, T> Printer<'_, P, T> {
         }
     }
 
+    /// `g` where it binds at least `at_least`, in parentheses also when `also` says so: the
+    /// same tree, easier to read.
+    fn clear(&mut self, g: &Form<P, T>, at_least: Level, also: fn(&Form<P, T>) -> bool) {
+        if also(unwrapped(g)) {
+            self.out.push('(');
+            self.form(g, Level::Or);
+            self.out.push(')');
+        } else {
+            self.form(g, at_least);
+        }
+    }
+
     fn members(&mut self, fs: &[Form<P, T>], op: &str, at_least: Level) {
         for (i, g) in fs.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(op);
             }
-            self.form(g, at_least);
+            // `a && (b U c)`: `U` binds tighter than `&&`, but few readers know it.
+            self.clear(g, at_least, |g| matches!(g, Form::Until(..)));
         }
     }
 

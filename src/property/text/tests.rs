@@ -393,8 +393,14 @@ fn the_printer_writes_the_short_forms() {
     );
     assert_eq!(
         holds("(true || false) && (deadlock && true) && (X true U false)").to_string(),
-        "(true || false) && (deadlock && true) && X true U false"
+        "(true || false) && (deadlock && true) && (X true U false)"
     );
+    let until = holds("tokens(p) <= 1 U deadlock");
+    assert_eq!(
+        until,
+        Form::Until(b(le(tokens(&["p"]), 1)), b(Form::Deadlock))
+    );
+    assert_eq!(until.to_string(), "(tokens(p) <= 1) U deadlock");
     assert_eq!(
         holds("tokens(a) + (1 + tokens(b)) <= (2 + 3)").to_string(),
         "tokens(a) + (1 + tokens(b)) <= 2 + 3"
@@ -534,5 +540,39 @@ proptest! {
         prop_assert_eq!(&back, &q, "{}", text);
         let file = parse_file(&format!("{text}\n# end\n")).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
         prop_assert_eq!(file, vec![q]);
+    }
+}
+
+/// `text` with the characters in `range` (as fractions of its length) replaced by `insert`.
+pub(crate) fn mutated(text: &str, cut: (f64, f64), insert: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let at = |f: f64| ((chars.len() as f64 * f) as usize).min(chars.len());
+    let (a, z) = (at(cut.0.min(cut.1)), at(cut.0.max(cut.1)));
+    chars[..a]
+        .iter()
+        .chain(insert.chars().collect::<Vec<_>>().iter())
+        .chain(&chars[z..])
+        .collect()
+}
+
+proptest! {
+    #[test]
+    fn any_text_reads_or_fails_without_panicking(s in "\\PC{0,40}") {
+        let _ = parse_formula(&s);
+        let _ = parse_file(&s);
+    }
+
+    #[test]
+    fn damaged_formulas_read_or_fail_without_panicking(
+        q in arb_query(),
+        cut in (0.0..1.0f64, 0.0..1.0f64),
+        insert in prop_oneof![Just(String::new()), "[()!&|<=>+,:\"\\\\# \na-zU0-9]{1,3}"],
+    ) {
+        let text = mutated(&q.to_string(), cut, &insert);
+        if let Err(e) = parse_formula(&text) {
+            // Errors point inside the text (or just past its end).
+            let lines = text.split('\n').count() as u32;
+            prop_assert!(e.line >= 1 && e.line <= lines && e.column >= 1, "{}: {}", text, e);
+        }
     }
 }

@@ -332,7 +332,21 @@ fn deep_nesting_is_refused() {
         "<negation>".repeat(MAX_NESTING - 1),
         "</negation>".repeat(MAX_NESTING - 1)
     );
-    assert!(read(&ok).ends_with("true"));
+    let text = read(&ok);
+    assert!(text.ends_with("true"));
+    // What the XML reader accepts, the text reader reads back.
+    let printed = crate::property::text::parse_formula(&text).unwrap();
+    assert_eq!(printed.to_string(), text);
+    let compare = format!(
+        "{}<integer-le><integer-constant>1</integer-constant><integer-constant>2</integer-constant></integer-le>{}",
+        "<negation>".repeat(MAX_NESTING - 2),
+        "</negation>".repeat(MAX_NESTING - 2)
+    );
+    let text = read(&compare);
+    assert!(
+        crate::property::text::parse_formula(&text).is_ok(),
+        "{text}"
+    );
 }
 
 #[test]
@@ -376,5 +390,20 @@ proptest! {
         let text = to_xml(&qs);
         let back = parse_xml(&text).map_err(|e| TestCaseError::fail(format!("{text}\n{e}")))?;
         prop_assert_eq!(back, qs);
+    }
+}
+
+proptest! {
+    #[test]
+    fn damaged_files_read_or_fail_without_panicking(
+        q in arb_query(),
+        cut in (0.0..1.0f64, 0.0..1.0f64),
+        insert in prop_oneof![Just(String::new()), "[<>/&;\"'= a-z!-]{1,4}"],
+    ) {
+        let text = crate::property::text::tests::mutated(&to_xml(&[q]), cut, &insert);
+        if let Err(e) = parse_xml(&text) {
+            let lines = text.split('\n').count() as u32;
+            prop_assert!(e.line >= 1 && e.line <= lines && e.column >= 1, "{}: {}", text, e);
+        }
     }
 }
