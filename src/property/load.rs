@@ -44,7 +44,7 @@ pub enum LoadError {
 
 /// Reads the properties of the file at `path`: the contest's XML ([`xml::parse_xml`]) when its
 /// first non-blank character is `<`, else the text syntax, one property per line
-/// ([`text::parse_file`]).
+/// ([`text::parse_file`]). A UTF-8 byte-order mark at the start is skipped.
 pub fn load(path: &Path) -> Result<Vec<Query>, LoadError> {
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
         file: path.to_path_buf(),
@@ -62,6 +62,8 @@ pub fn load(path: &Path) -> Result<Vec<Query>, LoadError> {
             "invalid UTF-8: a property file must be UTF-8 text",
         ))
     })?;
+    // A byte-order mark is no character of the text (editors do not show it in columns).
+    let content = content.strip_prefix('\u{feff}').unwrap_or(content);
     let is_xml = content.trim_start().starts_with('<');
     if is_xml {
         xml::parse_xml(content)
@@ -192,6 +194,14 @@ mod tests {
         let qs = load(&xml).unwrap();
         assert_eq!(qs.len(), 1);
         assert_eq!(qs[0].ask, Ask::Holds(Form::Deadlock));
+        let marked = write(&dir, "bom.xml", b"\xef\xbb\xbf<property-set/>");
+        assert_eq!(load(&marked).unwrap(), vec![]);
+        let marked = write(&dir, "bom.txt", b"\xef\xbb\xbfa: (true");
+        let e = load(&marked).unwrap_err().to_string();
+        assert!(
+            e.ends_with(":1:9: expected ')', found the end of the formula"),
+            "{e}"
+        );
     }
 
     #[test]

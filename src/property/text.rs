@@ -333,20 +333,28 @@ impl<'a> Parser<'a> {
         ))
     }
 
+    /// The text of the name that comes next, quoted or plain; `None` (and nothing consumed)
+    /// when no name comes. A quoted string that does not end is an error.
+    fn name_text(&mut self) -> Result<Option<String>, ReadError> {
+        self.ws();
+        if self.rest().starts_with('"') {
+            return self.quoted().map(Some);
+        }
+        Ok(match self.peek_word() {
+            Some(w) if is_plain(w) => {
+                self.pos += w.len();
+                Some(w.to_string())
+            }
+            _ => None,
+        })
+    }
+
     /// `name ':'` if the text starts so; the position is unchanged otherwise.
     fn id(&mut self) -> Result<Option<String>, ReadError> {
         let start = self.ws();
-        let name = if self.rest().starts_with('"') {
-            // A quoted string cannot start a formula: if it is not an id, it is an error.
-            self.quoted()?
-        } else {
-            match self.peek_word() {
-                Some(w) if is_plain(w) => {
-                    self.pos += w.len();
-                    w.to_string()
-                }
-                _ => return Ok(None),
-            }
+        // A quoted string cannot start a formula: if it is not an id, it is an error.
+        let Some(name) = self.name_text()? else {
+            return Ok(None);
         };
         if self.eat(":") {
             Ok(Some(name))
@@ -369,19 +377,9 @@ impl<'a> Parser<'a> {
 
     fn name(&mut self) -> Result<Name, ReadError> {
         let at = self.ws();
-        let text = if self.rest().starts_with('"') {
-            self.quoted()?
-        } else {
-            match self.peek_word() {
-                Some(w) if is_plain(w) => {
-                    self.pos += w.len();
-                    w.to_string()
-                }
-                _ => {
-                    let found = self.found();
-                    return Err(self.err(at, format!("expected a name, found {found}")));
-                }
-            }
+        let Some(text) = self.name_text()? else {
+            let found = self.found();
+            return Err(self.err(at, format!("expected a name, found {found}")));
         };
         if text.is_empty() {
             return Err(self.err(at, "empty name"));
