@@ -56,7 +56,11 @@ fn formula_examinations_agree_with_the_contest() {
     let mut wrong = Vec::new();
     for name in &INSTANCES[..count] {
         let dir = mcc_dir().join(name);
-        assert!(dir.join("model.pnml").is_file(), "{} is missing", dir.display());
+        assert!(
+            dir.join("model.pnml").is_file(),
+            "{} is missing",
+            dir.display()
+        );
         for exam in EXAMINATIONS {
             let out = common::unfold()
                 .args(["mcc", "--examination", exam, "--timeout", "20s", "--dir"])
