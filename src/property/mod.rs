@@ -4,13 +4,18 @@
 //! explorers ([`predicate`]). Explorers know a property only through
 //! [`predicate::Predicate`] and [`predicate::Marking`].
 
+pub mod load;
 pub mod predicate;
 pub mod resolve;
 pub mod syntax;
+pub mod text;
+pub mod xml;
 
+pub use load::{LoadError, ReadError, load, parse_cli_formula};
 pub use predicate::{Linear, Marking, Predicate};
 pub use resolve::{Names, ResolveError};
 pub use syntax::{
     Ask, Cmp, Form, Formula, IntExpr, Name, Property, Query, ResolvedFormula, ResolvedQuery,
 };
-pub mod load;
+pub use text::{parse_file, parse_formula, show, show_query};
+pub use xml::{parse_xml, to_xml};
