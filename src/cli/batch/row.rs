@@ -367,7 +367,12 @@ pub fn summary(rows: &[Row], modes: &[String]) -> String {
         }
     }
     // Examination names are longer than the other modes'.
-    let mode_w = mode_order.iter().map(String::len).max().unwrap_or(0).max(12);
+    let mode_w = mode_order
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+        .max(12);
     let _ = writeln!(
         out,
         "{:<mode_w$} {:>6} {:>7} {:>12}",
