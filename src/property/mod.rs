@@ -1,8 +1,10 @@
 //! Properties of nets: the Model Checking Contest's property language (reachability,
-//! upper bounds, LTL and CTL formulas) as one syntax tree ([`syntax`]), resolved against a
-//! net ([`resolve`]) and compiled to predicates over place and transition indices for the
-//! explorers ([`predicate`]). Explorers know a property only through
-//! [`predicate::Predicate`] and [`predicate::Marking`].
+//! upper bounds, LTL and CTL formulas) as one syntax tree ([`syntax`]), read from the
+//! contest's XML ([`xml`]) or a text syntax for people ([`text`], which also prints formulas
+//! back), from files or the command line ([`load`]), resolved against a net ([`resolve`])
+//! and compiled to predicates over place and transition indices for the engines
+//! ([`predicate`]). Engines know a property only through [`predicate::Predicate`] and
+//! [`predicate::Marking`].
 
 pub mod load;
 pub mod predicate;
