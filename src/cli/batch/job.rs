@@ -1,8 +1,10 @@
 //! One (net, mode) pair to its row, and many on a pool of threads: the built-in modes run
-//! `unfold` itself, whose flags, exit codes and JSON keys this module knows.
+//! `unfold` itself, whose flags, exit codes and JSON keys this module knows (the examination
+//! modes are [`super::examination`]'s).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -10,7 +12,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::discover::NetFile;
+use super::examination::examination_run;
 use super::external::external_row;
+use super::formula::{Answers, FormulaRow};
 use super::row::{Figures, Mode, Row, Status};
 use super::supervise::{ChildRun, Ended, KILL_GRACE, supervise};
 
@@ -26,6 +30,18 @@ pub struct RunOptions {
     pub mem_limit: Option<u64>,
     /// A folder for converted nets (`{pep}` of a PNML net, `{pnml}` of a PEP net).
     pub work_dir: PathBuf,
+    /// The contest's known answers (`--answers`): the examination modes take the formula ids
+    /// of an instance from it when its formula file does not load.
+    pub answers: Option<Arc<Answers>>,
+}
+
+/// A finished run: its row and, for an examination mode, one row per formula.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// The run's row.
+    pub row: Row,
+    /// The formula rows (empty for the other modes).
+    pub formulas: Vec<FormulaRow>,
 }
 
 /// One run to do.
@@ -49,7 +65,7 @@ pub(super) fn first_line(bytes: &[u8]) -> String {
 }
 
 /// The panic line of a Rust child's standard error, else its first line.
-fn failure_line(stderr: &[u8]) -> String {
+pub(super) fn failure_line(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
     text.lines()
         .find(|l| l.contains("panicked"))
@@ -82,7 +98,7 @@ pub fn figures_of_json(j: &Value) -> Figures {
     }
 }
 
-fn secs_arg(d: Duration) -> String {
+pub(super) fn secs_arg(d: Duration) -> String {
     format!("{}", d.as_secs_f64())
 }
 
@@ -178,9 +194,9 @@ fn builtin_row(mut row: Row, run: &ChildRun) -> Row {
     row
 }
 
-/// Runs one job to its row; `None` when the batch was interrupted meanwhile (the run is then
+/// Runs one job to its rows; `None` when the batch was interrupted meanwhile (the run is then
 /// simply absent from the results).
-pub fn run_job(job: &Job, opts: &RunOptions, interrupt: &AtomicBool) -> Option<Row> {
+pub fn run_job(job: &Job, opts: &RunOptions, interrupt: &AtomicBool) -> Option<Finished> {
     if interrupt.load(Ordering::Relaxed) {
         return None;
     }
@@ -190,9 +206,19 @@ pub fn run_job(job: &Job, opts: &RunOptions, interrupt: &AtomicBool) -> Option<R
         file: job.net.path.display().to_string(),
         ..Row::default()
     };
-    if let Mode::External { template, .. } = &job.mode {
-        return external_row(row, template, job, opts, interrupt);
-    }
+    let row = match &job.mode {
+        Mode::External { template, .. } => external_row(row, template, job, opts, interrupt),
+        Mode::Examination(exam) => return examination_run(row, *exam, job, opts, interrupt),
+        _ => builtin_run(row, job, opts, interrupt),
+    }?;
+    Some(Finished {
+        row,
+        formulas: Vec::new(),
+    })
+}
+
+/// Runs a built-in mode to its row; `None` when the batch was interrupted meanwhile.
+fn builtin_run(row: Row, job: &Job, opts: &RunOptions, interrupt: &AtomicBool) -> Option<Row> {
     let cmd = builtin_command(&job.mode, &job.net.path, opts);
     let hard = opts.timeout.map(|t| t.saturating_add(KILL_GRACE));
     match supervise(cmd, hard, interrupt) {
@@ -211,14 +237,14 @@ pub fn run_job(job: &Job, opts: &RunOptions, interrupt: &AtomicBool) -> Option<R
     }
 }
 
-/// Runs `jobs` on `workers` threads; `on_row` sees each row as soon as it is finished, on the
+/// Runs `jobs` on `workers` threads; `on_row` sees each run as soon as it is finished, on the
 /// calling thread. Returns whether every job ran (false when `interrupt` stopped the batch).
 pub fn run_jobs(
     jobs: &[Job],
     opts: &RunOptions,
     workers: usize,
     interrupt: &AtomicBool,
-    mut on_row: impl FnMut(Row),
+    mut on_row: impl FnMut(Finished),
 ) -> bool {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);

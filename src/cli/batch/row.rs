@@ -6,8 +6,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::Serialize;
+use unfold::mcc::Examination;
 
 use super::discover::is_program_file;
+use super::examination::is_instance_model;
 
 /// What one run does with a net.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +22,9 @@ pub enum Mode {
     Reach,
     /// `unfold edpor FILE`: Event-DPOR (`.tsys` programs only).
     Edpor,
+    /// `unfold mcc --dir FOLDER --examination NAME`: an MCC examination of an instance folder
+    /// (`MODEL/model.pnml` only), with one formula row per answer.
+    Examination(Examination),
     /// Another tool: `sh -c TEMPLATE` with `{pnml}`, `{pep}` and `{file}` substituted, and
     /// `{mci}` by a fresh path whose `.mci` prefix, when the tool writes one, gives the sizes.
     External {
@@ -38,27 +43,30 @@ impl Mode {
             Mode::Prefix => "prefix",
             Mode::Reach => "reach",
             Mode::Edpor => "edpor",
+            Mode::Examination(exam) => exam.name(),
             Mode::External { name, .. } => name,
         }
     }
 
-    /// Parses a built-in mode name.
+    /// Parses a built-in mode name, an examination's among them.
     pub fn builtin(name: &str) -> Option<Mode> {
         match name.trim() {
             "dpor" | "run" | "udpor" => Some(Mode::Dpor),
             "prefix" => Some(Mode::Prefix),
             "reach" => Some(Mode::Reach),
             "edpor" => Some(Mode::Edpor),
-            _ => None,
+            other => Examination::from_name(other).map(Mode::Examination),
         }
     }
 
-    /// Whether the mode runs on `path`: `edpor` on programs only, `dpor` on both, the others
-    /// (prefix, reach, external tools) on nets only.
+    /// Whether the mode runs on `path`: `edpor` on programs only, `dpor` on both, the
+    /// examinations on the models of MCC instance folders, the others (prefix, reach, external
+    /// tools) on nets only.
     pub fn applies_to(&self, path: &Path) -> bool {
         match self {
             Mode::Dpor => true,
             Mode::Edpor => is_program_file(path),
+            Mode::Examination(_) => is_instance_model(path),
             _ => !is_program_file(path),
         }
     }
@@ -358,9 +366,16 @@ pub fn summary(rows: &[Row], modes: &[String]) -> String {
             mode_order.push(r.mode.clone());
         }
     }
+    // Examination names are longer than the other modes'.
+    let mode_w = mode_order
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+        .max(12);
     let _ = writeln!(
         out,
-        "{:<12} {:>6} {:>7} {:>12}",
+        "{:<mode_w$} {:>6} {:>7} {:>12}",
         "mode", "runs", "solved", "total time"
     );
     for m in &mode_order {
@@ -372,7 +387,7 @@ pub fn summary(rows: &[Row], modes: &[String]) -> String {
         let time: f64 = of_mode.iter().map(|r| r.wall_s).sum();
         let _ = writeln!(
             out,
-            "{:<12} {:>6} {:>7} {:>11.2}s",
+            "{:<mode_w$} {:>6} {:>7} {:>11.2}s",
             m,
             of_mode.len(),
             solved,
@@ -463,5 +478,19 @@ mod tests {
         assert!(Mode::external("cunf").is_err());
         assert!(Mode::external("reach=x {pep}").is_err());
         assert!(Mode::external("t=echo hi").is_err());
+        assert!(Mode::external("UpperBounds=x {pep}").is_err());
+    }
+
+    #[test]
+    fn examination_modes() {
+        for exam in Examination::ALL {
+            let mode = Mode::builtin(exam.name()).unwrap();
+            assert_eq!(mode, Mode::Examination(exam));
+            assert_eq!(mode.name(), exam.name());
+            assert!(mode.applies_to(Path::new("mcc/Dekker-PT-010/model.pnml")));
+            assert!(!mode.applies_to(Path::new("nets/Dekker-PT-010.pnml")));
+            assert!(!mode.applies_to(Path::new("p.tsys")));
+        }
+        assert_eq!(Mode::builtin("LTLCardinality"), None);
     }
 }
