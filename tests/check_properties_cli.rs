@@ -1,0 +1,149 @@
+//! `unfold check --formula` / `--formulas` as a user runs it: one line per property, JSON with
+//! one object per property, and bad input (malformed XML, unknown places and transitions,
+//! syntax and type errors) refused in one line that names where, with exit code 2.
+
+mod common;
+
+use std::fs;
+
+use predicates::prelude::*;
+
+const NET: &str = "nets/philosophers-5.pnml";
+
+fn check() -> assert_cmd::Command {
+    let mut cmd = common::unfold();
+    cmd.args(["check", NET, "--quiet"]);
+    cmd
+}
+
+/// The error output of a refused run: exit 2, one line, no panic.
+fn refused(cmd: &mut assert_cmd::Command) -> String {
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+#[test]
+fn one_line_per_property_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let out = check()
+        .args([
+            "--formula",
+            "EF deadlock",
+            "--formula",
+            "safe: AG tokens(fork_0) <= 1",
+            "--formula",
+            "b: bound(fork_0, hasLeft_0)",
+            "--witness",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = |id: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(id))
+            .unwrap_or_else(|| panic!("no line for {id} in\n{text}"))
+            .to_string()
+    };
+    assert!(line("f1").contains("TRUE") && line("f1").contains("explicit"));
+    assert!(line("safe").contains("TRUE"));
+    assert!(line("b").split_whitespace().nth(1) == Some("1"));
+    assert!(text.contains("witness: takeLeft_"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    assert_eq!(results[0]["id"], "f1");
+    assert_eq!(results[0]["answer"], true);
+    assert_eq!(results[0]["engine"], "explicit");
+    assert!(results[0]["witness"].as_array().unwrap().len() == 5);
+    assert_eq!(results[2]["answer"], 1);
+    assert_eq!(v["complete"], true);
+}
+
+#[test]
+fn a_file_of_formulas_in_either_syntax() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("props.txt");
+    fs::write(
+        &text,
+        "# two properties\nd: EF deadlock\nlive: AG fireable(takeLeft_0, release_0)\n",
+    )
+    .unwrap();
+    check()
+        .arg("--formulas")
+        .arg(&text)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("live").and(predicate::str::contains("FALSE")));
+    let xml = dir.path().join("props.xml");
+    fs::write(
+        &xml,
+        r#"<?xml version="1.0"?>
+<property-set xmlns="http://mcc.lip6.fr/">
+  <property><id>p-00</id><description>x</description><formula>
+    <exists-path><finally><is-fireable><transition>release_3</transition></is-fireable></finally></exists-path>
+  </formula></property>
+</property-set>
+"#,
+    )
+    .unwrap();
+    check()
+        .arg("--formulas")
+        .arg(&xml)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("p-00").and(predicate::str::contains("TRUE")));
+}
+
+#[test]
+fn malformed_xml_names_the_file_and_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("bad.xml");
+    fs::write(
+        &xml,
+        "<property-set>\n  <property><id>x</id><formula>\n    <exists-path><finally>\n    </formula>\n",
+    )
+    .unwrap();
+    let err = refused(check().arg("--formulas").arg(&xml));
+    assert!(err.contains("bad.xml:"), "{err}");
+    assert!(err.contains(":4:"), "{err}");
+}
+
+#[test]
+fn unknown_places_and_transitions_are_named() {
+    let err = refused(check().args(["--formula", "EF tokens(nowhere) >= 1"]));
+    assert!(
+        err.contains("unknown place 'nowhere'") && err.contains("1:11"),
+        "{err}"
+    );
+    let err = refused(check().args(["--formula", "EF fireable(never)"]));
+    assert!(err.contains("unknown transition 'never'"), "{err}");
+    let err = refused(check().args(["--formula", "EF fireable(fork_0)"]));
+    assert!(
+        err.contains("'fork_0' is a place, not a transition"),
+        "{err}"
+    );
+}
+
+#[test]
+fn syntax_and_type_errors_give_line_and_column() {
+    let err = refused(check().args(["--formula", "EF (tokens(fork_0) >= 1"]));
+    assert!(err.contains("1:24"), "{err}");
+    let err = refused(check().args(["--formula", "EF tokens(fork_0) && deadlock"]));
+    assert!(err.contains("type error"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("props.txt");
+    fs::write(&text, "a: EF deadlock\nb: AG true <= 3\n").unwrap();
+    let err = refused(check().arg("--formulas").arg(&text));
+    assert!(
+        err.contains("props.txt:2:") && err.contains("type error"),
+        "{err}"
+    );
+}
