@@ -11,6 +11,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // A reader that closes the pipe early (`unfold … | head`) ends the process quietly, as it
+    // ends `cat` and `rg`: Rust ignores SIGPIPE, which turns every later write into an error
+    // (and `println!` into a panic); the default action stops the process without a word.
+    // SAFETY: called first, before any thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = cli::Cli::parse();
     // SIGINT and SIGTERM stop the run cleanly: explorers see the flag, stop, and the statistics
     // gathered so far are printed as incomplete.
