@@ -18,7 +18,15 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let args = cli::Cli::parse();
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some((word, meant)) = cli::misspelt_subcommand(&argv) {
+        eprintln!(
+            "error: unrecognized subcommand '{word}'\n\n  tip: a similar subcommand exists: \
+             '{meant}'\n\nFor more information, try '--help'."
+        );
+        return ExitCode::from(2);
+    }
+    let args = cli::Cli::parse_from(argv);
     // SIGINT and SIGTERM stop the run cleanly: explorers see the flag, stop, and the statistics
     // gathered so far are printed as incomplete.
     let interrupt = Arc::new(AtomicBool::new(false));
@@ -30,10 +38,39 @@ fn main() -> ExitCode {
         Ok(cli::Outcome::Stopped) => ExitCode::from(3),
         Ok(cli::Outcome::Failed) => ExitCode::from(4),
         Err(e) => {
-            // One line: the library's errors already name the file and the position.
-            let msg = format!("{e:#}").replace('\n', " ");
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", one_line(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes on one line (the library's errors already name the file and the
+/// position), each cause said once: an error whose message already quotes its cause (`FILE: No
+/// such file or directory`) does not repeat it, and the operating system's error numbers are
+/// left out.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = strip_os_error(&cause.to_string()).replace('\n', " ");
+        if msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
+}
+
+/// `No such file or directory (os error 2)` without ` (os error 2)`.
+fn strip_os_error(text: &str) -> String {
+    let mut out = text.to_string();
+    while let Some(start) = out.find(" (os error ") {
+        match out[start..].find(')') {
+            Some(end) => out.replace_range(start..start + end + 1, ""),
+            None => break,
+        }
+    }
+    out
 }

@@ -67,6 +67,31 @@ pub enum Command {
     Mcc(mcc::MccArgs),
 }
 
+/// The subcommand the user probably meant when the first argument is no file and no
+/// subcommand but a word close to one (`unfold prefx net.ll_net`): without this, clap takes the
+/// word for the default job's file and reports the next argument instead.
+pub fn misspelt_subcommand(args: &[std::ffi::OsString]) -> Option<(String, String)> {
+    let first = args.get(1)?.to_str()?;
+    if first.starts_with('-') || first.contains(['.', '/']) || std::path::Path::new(first).exists()
+    {
+        return None;
+    }
+    let command = <Cli as clap::CommandFactory>::command();
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    if names.iter().any(|n| n == first) {
+        return None;
+    }
+    names
+        .into_iter()
+        .map(|n| (strsim::damerau_levenshtein(first, &n), n))
+        .filter(|(d, n)| *d <= 2 && *d < n.len())
+        .min()
+        .map(|(_, n)| (first.to_string(), n))
+}
+
 /// Runs the parsed command.
 pub fn run(cli: Cli, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let Some(command) = cli.command else {

@@ -152,7 +152,12 @@ impl LimitArgs {
 pub fn read_net(path: &Path, watchdog: &Watchdog) -> Result<(Net, Format)> {
     watchdog.weigh_input(path);
     watchdog.phase("reading the input");
-    Ok(formats::read_net(path)?)
+    formats::read_net(path).map_err(|e| {
+        let hint = matches!(formats::detect_file(path), Some(Format::Tsys))
+            .then_some(" (programs run in `unfold FILE` and `unfold edpor FILE`)")
+            .unwrap_or_default();
+        anyhow::anyhow!("{e}{hint}")
+    })
 }
 
 /// Reads a `.tsys` program, after weighing the file against the memory limit.

@@ -215,11 +215,12 @@ pub fn load(path: &Path) -> Result<FileBytes, ReadError> {
 pub fn read_net(path: &Path) -> Result<(Net, Format), ReadError> {
     let bytes = load(path)?;
     let format = sniff(&bytes, path).ok_or_else(|| {
-        ReadError::parse(
-            path,
-            Some(Position::Byte(0)),
-            "unrecognised input: expected PNML (XML) or a PEP net (starting with 'PEP')",
-        )
+        let message = if detect(&bytes, path) == Some(Format::Tsys) {
+            "this is a .tsys program, and a net (PNML or PEP) is expected here"
+        } else {
+            "unrecognised input: expected PNML (XML) or a PEP net (starting with 'PEP')"
+        };
+        ReadError::parse(path, Some(Position::Byte(0)), message)
     })?;
     let net = match format {
         Format::Pnml => pnml::parse(&bytes, path)?,
