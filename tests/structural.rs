@@ -24,7 +24,7 @@ use unfold::model::net_system::NetSystem;
 use unfold::property::predicate::{Linear, Marking, Predicate};
 use unfold::property::syntax::{Cmp, IntExpr};
 use unfold::structural::Budget;
-use unfold::structural::semiflows::semiflows;
+use unfold::structural::semiflows::{Semiflows, semiflows, zero_one_semiflows};
 use unfold::system::System;
 
 /// A transition of a random net: input, output and read arcs as `(place, weight)`, places
@@ -391,6 +391,17 @@ proptest! {
         let found = semiflows(&net, &[], &Budget::default());
         prop_assert!(found.complete());
         let n = net.places.len();
+        // The search for 0/1 semiflows covers every place some 0/1 semiflow covers.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let zero_one = Semiflows {
+            flows: zero_one_semiflows(&net, &[], &vec![true; n], deadline),
+            gave_up: None,
+        };
+        for y in &zero_one.flows {
+            prop_assert!(y.weights.iter().all(|&(_, w)| w == 1));
+            prop_assert!((0..net.transitions.len()).all(|t| change(&net, t, |p| y.weight(p) as i128) == 0));
+        }
+        let covered = zero_one.covered(n);
         let supports: Vec<Vec<usize>> = found
             .flows
             .iter()
@@ -402,6 +413,9 @@ proptest! {
                 continue;
             }
             let support: Vec<usize> = (0..n).filter(|&i| y[i] > 0).collect();
+            if y.iter().all(|&w| w <= 1) {
+                prop_assert!(support.iter().all(|&p| covered[p]), "{y:?} not covered: {:?}", zero_one.flows);
+            }
             prop_assert!(
                 supports.iter().any(|s| s.iter().all(|p| support.contains(p))),
                 "{y:?} contains no found support: {supports:?}"

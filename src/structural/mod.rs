@@ -11,6 +11,7 @@
 //! wrong ones).
 
 pub mod bounds;
+mod cover;
 pub mod dead;
 pub mod semiflows;
 
@@ -491,6 +492,8 @@ mod tests {
         };
         let s = semiflows(&n, &[], &tight);
         assert_eq!(s.gave_up, Some(GaveUp::Entries));
+        // The search for 0/1 semiflows covers what the cut computation left uncovered.
+        assert!(s.covered(24).iter().all(|&c| c));
         let full = semiflows(&n, &[], &Budget::default());
         assert!(full.complete());
         assert_eq!(full.flows.len(), 1 << 12);

@@ -16,15 +16,19 @@
 //!
 //! Arithmetic is exact (`i64` entries, `i128` products, every step checked); rows are divided
 //! by the gcd of their weights. The number of rows can grow exponentially: a [`Budget`] bounds
-//! the matrix's entries and the time. When it runs out, or an entry overflows, the rows already
-//! zero on every column are still semiflows, and are returned, marked as not a generating set.
-//! Every semiflow returned is checked against the net's arcs once more before it is returned.
+//! the matrix's entries and the time. Every row is a non-negative combination of the places'
+//! unit vectors that is zero on the columns cut, whatever rows were left out, so when the
+//! entries would pass the budget (or an entry overflows) the computation goes on with the rows
+//! it has, each step combining a bounded number of pairs: it then finds fewer semiflows, and
+//! maybe not minimal ones, but never a wrong one. When the time runs out, the rows already zero
+//! on every column are returned. Either way the result is marked as not a generating set, and
+//! every semiflow is checked against the net's arcs once more before it is returned.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 use std::time::Instant;
 
-use super::{Budget, effect};
+use super::{Budget, cover, effect};
 use crate::model::net::{Net, PlaceIdx, TransIdx};
 
 /// A P-semiflow: `Σ weight·M(place)` is the same on every reachable marking.
@@ -60,11 +64,11 @@ impl Semiflow {
 /// Why the computation stopped before it had a generating set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GaveUp {
-    /// The matrix would have held more entries than the budget allows.
+    /// The matrix would have held more entries than the budget allows: rows were left out.
     Entries,
     /// The time budget ran out.
     Time,
-    /// An entry did not fit in 64 bits (the combination was dropped).
+    /// An entry did not fit in 64 bits: that row was left out.
     Overflow,
 }
 
@@ -96,6 +100,9 @@ impl Semiflows {
         out
     }
 }
+
+/// The most pairs of rows a step combines once the budget has made the computation drop rows.
+const TRUNCATED_PAIRS: usize = 1 << 16;
 
 /// An entry of a sparse row: (place or column, value).
 type Entry = (u32, i64);
@@ -355,6 +362,43 @@ fn is_semiflow(net: &Net, dead: &[bool], y: &Semiflow, touching: &[Vec<TransIdx>
     true
 }
 
+/// Semiflows with weights 0 and 1 through the places marked in `wanted`, ignoring the
+/// transitions marked in `dead` (as [`semiflows`] does): for each wanted place not in one
+/// found yet, a bounded depth-first search for a set of places through it whose 0/1 vector
+/// is a semiflow (the state-machine components of nets of synchronised state machines), until
+/// `deadline`. Each set found is checked on the net's arcs before it is returned.
+pub fn zero_one_semiflows(
+    net: &Net,
+    dead: &[bool],
+    wanted: &[bool],
+    deadline: Instant,
+) -> Vec<Semiflow> {
+    let touching = touching(net);
+    let inc = cover::Incidence::of(net, dead);
+    cover::zero_one_semiflows(&inc, wanted, deadline)
+        .into_iter()
+        .map(|set| Semiflow {
+            weights: set.into_iter().map(|p| (p, 1)).collect(),
+        })
+        .filter(|y| {
+            let ok = is_semiflow(net, dead, y, &touching);
+            debug_assert!(ok, "not a semiflow: {y:?}");
+            ok
+        })
+        .collect()
+}
+
+/// The transitions consuming from or producing on each place.
+fn touching(net: &Net) -> Vec<Vec<TransIdx>> {
+    let mut touching: Vec<Vec<TransIdx>> = vec![Vec::new(); net.places.len()];
+    for (ti, t) in net.transitions.iter().enumerate() {
+        for a in t.pre.iter().chain(&t.post) {
+            touching[a.place as usize].push(ti as TransIdx);
+        }
+    }
+    touching
+}
+
 /// The minimal-support P-semiflows of `net`, ignoring the transitions marked in `dead`
 /// (indexed by transition; shorter means the rest are live).
 ///
@@ -362,7 +406,9 @@ fn is_semiflow(net: &Net, dead: &[bool], y: &Semiflow, touching: &[Vec<TransIdx>
 /// net without it, whose semiflows these are. Within `budget`; see [`Semiflows::gave_up`].
 pub fn semiflows(net: &Net, dead: &[bool], budget: &Budget) -> Semiflows {
     let start = Instant::now();
-    let out_of_time = || start.elapsed() >= budget.time;
+    // The Farkas algorithm leaves a quarter of the time to the search for 0/1 semiflows,
+    // should it not finish.
+    let out_of_time = || start.elapsed() >= budget.time / 4 * 3;
     let places = net.places.len();
     let (ncols, by_place) = columns(net, dead);
     let mut f = Farkas {
@@ -398,15 +444,29 @@ pub fn semiflows(net: &Net, dead: &[bool], budget: &Budget) -> Semiflows {
             break;
         }
         f.done[j as usize] = true;
-        let (plus, minus) = f.split(j);
+        let (mut plus, mut minus) = f.split(j);
+        // Small supports first: when the budget cuts a step short, the rows kept are those
+        // most likely to be semiflows soon.
+        plus.sort_by_key(|&r| f.row(r).y.len());
+        minus.sort_by_key(|&r| f.row(r).y.len());
         let removed: usize = plus.iter().chain(&minus).map(|&r| f.row(r).entries()).sum();
         let mut fresh: Vec<Row> = Vec::new();
         let mut fresh_entries = 0usize;
         let mut seen: HashSet<Vec<Entry>> = HashSet::new();
         let mut union: Vec<u32> = Vec::new();
-        for &a in &plus {
+        // Once rows are being dropped, a step looks at a bounded number of pairs.
+        let mut pairs_left = if gave_up.is_some() {
+            TRUNCATED_PAIRS
+        } else {
+            usize::MAX
+        };
+        'pairs: for &a in &plus {
             for &b in &minus {
                 work += 1;
+                pairs_left -= 1;
+                if pairs_left == 0 {
+                    break 'pairs;
+                }
                 if work.is_multiple_of(256) && out_of_time() {
                     gave_up = Some(GaveUp::Time);
                     break 'columns;
@@ -434,8 +494,9 @@ pub fn semiflows(net: &Net, dead: &[bool], budget: &Budget) -> Semiflows {
                 }
                 fresh_entries += row.entries();
                 if (f.entries - removed).saturating_add(fresh_entries) > max_entries {
-                    gave_up = Some(GaveUp::Entries);
-                    break 'columns;
+                    // Going on with fewer rows loses semiflows, never makes a wrong one.
+                    gave_up.get_or_insert(GaveUp::Entries);
+                    break 'pairs;
                 }
                 fresh.push(row);
             }
@@ -457,12 +518,7 @@ pub fn semiflows(net: &Net, dead: &[bool], budget: &Budget) -> Semiflows {
         }
     }
     // Rows zero on every remaining column are semiflows, finished or not.
-    let mut touching: Vec<Vec<TransIdx>> = vec![Vec::new(); places];
-    for (ti, t) in net.transitions.iter().enumerate() {
-        for a in t.pre.iter().chain(&t.post) {
-            touching[a.place as usize].push(ti as TransIdx);
-        }
-    }
+    let touching = touching(net);
     let mut flows = Vec::new();
     for row in f.rows.into_iter().flatten() {
         if !row.c.is_empty() {
@@ -477,6 +533,14 @@ pub fn semiflows(net: &Net, dead: &[bool], budget: &Budget) -> Semiflows {
             debug_assert!(false, "not a semiflow: {y:?}");
         }
     }
+    if gave_up.is_some() {
+        let mut wanted = vec![true; places];
+        for p in flows.iter().flat_map(Semiflow::places) {
+            wanted[p as usize] = false;
+        }
+        flows.extend(zero_one_semiflows(net, dead, &wanted, start + budget.time));
+    }
     flows.sort_unstable_by(|a, b| a.weights.cmp(&b.weights));
+    flows.dedup();
     Semiflows { flows, gave_up }
 }
