@@ -144,8 +144,8 @@ pub fn place_bounds(
     b
 }
 
-/// The most semiflows [`Facts::feasible`] looks at, per restriction.
-const FEASIBLE_VISITS: usize = 256;
+/// The most semiflow weights [`Facts::feasible`] looks at.
+const FEASIBLE_WORK: usize = 1 << 20;
 
 /// The sum of `terms`, `None` when one is unknown or on overflow.
 fn sum_opt(mut terms: impl Iterator<Item = Option<u128>>) -> Option<u128> {
@@ -170,18 +170,18 @@ impl Facts {
     /// solution within them. (Each propagated bound holds on every reachable marking that
     /// satisfies the restrictions, by induction as in [`place_bounds`].)
     ///
-    /// Looks at [`FEASIBLE_VISITS`] semiflows per restriction at most; see
+    /// Looks at [`FEASIBLE_WORK`] semiflow weights at most (then `true`: not refuted); see
     /// [`feasible_within`](Self::feasible_within).
     pub fn feasible(&self, restrictions: &[(PlaceIdx, u64, Option<u64>)]) -> bool {
-        self.feasible_within(restrictions, FEASIBLE_VISITS * restrictions.len().max(1))
+        self.feasible_within(restrictions, FEASIBLE_WORK)
     }
 
-    /// As [`feasible`](Self::feasible), looking at `visits` semiflows at most (then `true`:
-    /// not refuted).
+    /// As [`feasible`](Self::feasible), looking at `work` semiflow weights at most (then
+    /// `true`: not refuted).
     pub fn feasible_within(
         &self,
         restrictions: &[(PlaceIdx, u64, Option<u64>)],
-        mut visits: usize,
+        mut work: usize,
     ) -> bool {
         let mut local: HashMap<PlaceIdx, (u64, Option<u64>)> = HashMap::new();
         let mut queue: VecDeque<u32> = VecDeque::new();
@@ -214,10 +214,11 @@ impl Facts {
         }
         while let Some(f) = queue.pop_front() {
             queued.remove(&f);
-            if visits == 0 {
+            let y = &self.semiflows.flows[f as usize];
+            if work < y.weights.len() {
                 return true;
             }
-            visits -= 1;
+            work -= y.weights.len();
             let mut changes: Vec<(PlaceIdx, u64, Option<u64>)> = Vec::new();
             let bound = |p: PlaceIdx| {
                 local
@@ -225,7 +226,6 @@ impl Facts {
                     .copied()
                     .unwrap_or((self.lower(p), self.upper(p)))
             };
-            let y = &self.semiflows.flows[f as usize];
             if tighten(y, self.flow_values[f as usize], bound, |p, lo, hi| {
                 changes.push((p, lo, hi))
             })

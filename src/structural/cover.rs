@@ -75,44 +75,58 @@ struct Search<'a> {
     inc: &'a Incidence,
     excluded: &'a [bool],
     in_set: Vec<bool>,
+    /// The places in a set found already: a search tries the others first, to cover more.
+    covered: Vec<bool>,
     /// `Σ_{q∈S} C(q, t)` by transition.
     balance: Vec<i64>,
-    /// Transitions whose balance may be non-zero (each once, by `listed`).
-    touched: Vec<TransIdx>,
-    listed: Vec<bool>,
+    /// The transitions whose balance is not zero, and where each is in that list
+    /// (`u32::MAX`: not in it).
+    unbalanced: Vec<TransIdx>,
+    position: Vec<u32>,
 }
 
 impl Search<'_> {
     fn add(&mut self, p: PlaceIdx, sign: i64) {
         self.in_set[p as usize] = sign > 0;
         for &(t, c) in &self.inc.by_place[p as usize] {
-            self.balance[t as usize] += sign * c;
-            if !std::mem::replace(&mut self.listed[t as usize], true) {
-                self.touched.push(t);
+            let (before, after) = (
+                self.balance[t as usize],
+                self.balance[t as usize] + sign * c,
+            );
+            self.balance[t as usize] = after;
+            if before == 0 && after != 0 {
+                self.position[t as usize] = self.unbalanced.len() as u32;
+                self.unbalanced.push(t);
+            } else if before != 0 && after == 0 {
+                let at = std::mem::replace(&mut self.position[t as usize], u32::MAX) as usize;
+                self.unbalanced.swap_remove(at);
+                if let Some(&moved) = self.unbalanced.get(at) {
+                    self.position[moved as usize] = at as u32;
+                }
             }
         }
     }
 
-    /// The places that can reduce the imbalance of `t`, outside the set.
+    /// The places that can reduce the imbalance of `t`, outside the set, those not covered
+    /// yet first.
     fn candidates(&self, t: TransIdx) -> Vec<PlaceIdx> {
         let b = self.balance[t as usize];
-        self.inc.by_transition[t as usize]
+        let mut out: Vec<PlaceIdx> = self.inc.by_transition[t as usize]
             .iter()
             .filter(|&&(q, c)| {
                 c.signum() == -b.signum() && !self.in_set[q as usize] && !self.excluded[q as usize]
             })
             .map(|&(q, _)| q)
-            .collect()
+            .collect();
+        out.sort_by_key(|&q| self.covered[q as usize]);
+        out
     }
 
     /// The unbalanced transition with the fewest candidates, with them; `None` when every
     /// transition is balanced.
     fn most_constrained(&self) -> Option<(TransIdx, Vec<PlaceIdx>)> {
         let mut best: Option<(TransIdx, Vec<PlaceIdx>)> = None;
-        for &t in &self.touched {
-            if self.balance[t as usize] == 0 {
-                continue;
-            }
+        for &t in &self.unbalanced {
             let c = self.candidates(t);
             if best.as_ref().is_none_or(|b| c.len() < b.1.len()) {
                 let done = c.is_empty();
@@ -170,9 +184,7 @@ impl Search<'_> {
         for &q in &set {
             self.add(q, -1);
         }
-        for t in self.touched.drain(..) {
-            self.listed[t as usize] = false;
-        }
+        debug_assert!(self.unbalanced.is_empty());
         found.map(|()| {
             let mut set = set;
             set.sort_unstable();
@@ -195,14 +207,14 @@ pub(super) fn zero_one_semiflows(
         inc,
         excluded: &excluded,
         in_set: vec![false; places],
+        covered: vec![false; places],
         balance: vec![0; inc.by_transition.len()],
-        touched: Vec::new(),
-        listed: vec![false; inc.by_transition.len()],
+        unbalanced: Vec::new(),
+        position: vec![u32::MAX; inc.by_transition.len()],
     };
-    let mut covered = vec![false; places];
     let mut out = Vec::new();
     for p in 0..places {
-        if !wanted[p] || covered[p] || excluded[p] {
+        if !wanted[p] || search.covered[p] || excluded[p] {
             continue;
         }
         if Instant::now() >= deadline {
@@ -210,7 +222,7 @@ pub(super) fn zero_one_semiflows(
         }
         if let Some(set) = search.from(p as PlaceIdx, deadline) {
             for &q in &set {
-                covered[q as usize] = true;
+                search.covered[q as usize] = true;
             }
             out.push(set);
         }

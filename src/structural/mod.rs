@@ -91,9 +91,6 @@ pub struct Facts {
 /// nets settle in two or three).
 const BOUND_ROUNDS: usize = 16;
 
-/// Semiflows looked at beyond those of its own places to show a transition never enabled.
-const STARVING_VISITS: usize = 8;
-
 /// Rounds of narrowing the transitions assumed dead (each computes the semiflows again).
 const ASSUMPTION_ROUNDS: usize = 3;
 
@@ -129,8 +126,9 @@ impl Facts {
             (0..transitions as TransIdx)
                 .flat_map(|t| effect(net, t).into_iter().map(move |e| (t as usize, e)))
         });
-        let remaining = || Budget {
-            time: budget.time.saturating_sub(start.elapsed()),
+        // The assumptions get half of the time at most, the facts without them the rest.
+        let remaining = |until: Duration| Budget {
+            time: until.saturating_sub(start.elapsed()),
             ..*budget
         };
         let graph = dead::never_fire(net, &[]);
@@ -141,16 +139,20 @@ impl Facts {
             if assumed == graph {
                 break;
             }
-            let facts = Facts::of_without(net, &assumed, &remaining(), &needs, &effects);
+            let facts =
+                Facts::of_without(net, &assumed, &remaining(budget.time / 2), &needs, &effects);
             let proved: Vec<bool> = (0..transitions)
                 .map(|t| assumed[t] && facts.is_dead(t as TransIdx))
                 .collect();
             if proved == assumed {
                 return facts;
             }
+            if !facts.semiflows.complete() {
+                break; // No time to narrow the assumption.
+            }
             assumed = proved;
         }
-        Facts::of_without(net, &graph, &remaining(), &needs, &effects)
+        Facts::of_without(net, &graph, &remaining(budget.time), &needs, &effects)
     }
 
     /// The facts of the net without the transitions in `assumed` (which must include those
@@ -205,17 +207,7 @@ impl Facts {
                 &facts.flow_values,
                 BOUND_ROUNDS,
             );
-            starved = (0..transitions)
-                .map(|t| {
-                    let need: Vec<_> = needs.row(t).iter().map(|&(p, n)| (p, n, None)).collect();
-                    // The semiflows of its places, and a few more.
-                    let visits: usize = need
-                        .iter()
-                        .map(|&(p, _, _)| facts.flows_of.row(p as usize).len())
-                        .sum();
-                    !facts.feasible_within(&need, visits + STARVING_VISITS)
-                })
-                .collect();
+            starved = facts.starved();
             let known: Vec<bool> = (0..transitions)
                 .map(|t| facts.dead[t] || starved[t])
                 .collect();
@@ -245,6 +237,50 @@ impl Facts {
                 })
         });
         facts
+    }
+
+    /// The transitions never enabled by the bounds: each needs more tokens on some place than
+    /// its upper bound, or than some semiflow `y` allows: `Σ_{(p, n) needed} y_p·max(n,
+    /// lower(p)) + Σ_{other q} y_q·lower(q) > y·M₀` (every reachable marking satisfies the
+    /// semiflow's equation, within the bounds). A cheap case of [`feasible`](Self::feasible),
+    /// for every transition.
+    fn starved(&self) -> Vec<bool> {
+        let lows: Vec<u128> = self
+            .semiflows
+            .flows
+            .iter()
+            .map(|y| y.value(|p| self.lower(p)))
+            .collect();
+        let mut flows: Vec<u32> = Vec::new();
+        (0..self.dead.len())
+            .map(|t| {
+                let needs = self.needs(t as TransIdx);
+                if needs
+                    .iter()
+                    .any(|&(p, n)| self.upper(p).is_some_and(|u| u < n))
+                {
+                    return true;
+                }
+                flows.clear();
+                flows.extend(
+                    needs
+                        .iter()
+                        .flat_map(|&(p, _)| self.flows_of.row(p as usize)),
+                );
+                flows.sort_unstable();
+                flows.dedup();
+                flows.iter().any(|&f| {
+                    let y = &self.semiflows.flows[f as usize];
+                    let extra: u128 = needs
+                        .iter()
+                        .map(|&(p, n)| {
+                            y.weight(p) as u128 * n.saturating_sub(self.lower(p)) as u128
+                        })
+                        .sum();
+                    lows[f as usize].saturating_add(extra) > self.flow_values[f as usize]
+                })
+            })
+            .collect()
     }
 
     /// Whether transition `t` never fires (never enabled in a reachable marking).
