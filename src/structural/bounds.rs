@@ -65,12 +65,22 @@ fn tighten(
             (p, w as u128, lo, hi)
         })
         .collect();
-    let low: u128 = snapshot.iter().map(|s| s.1 * s.2 as u128).sum();
-    let high: u128 = snapshot
-        .iter()
-        .filter_map(|s| s.3.map(|h| s.1 * h as u128))
-        .sum();
-    let unbounded = snapshot.iter().filter(|s| s.3.is_none()).count();
+    // Each product is below 2¹²⁸ (a weight below 2⁶³ times a count below 2⁶⁴); a sum that
+    // does not fit says nothing: no lower end (and nothing at all) from `low`, no upper end
+    // from `high`.
+    let Some(low) = sum_opt(snapshot.iter().map(|s| Some(s.1 * s.2 as u128))) else {
+        return Ok(());
+    };
+    let high = sum_opt(
+        snapshot
+            .iter()
+            .filter_map(|s| s.3.map(|h| Some(s.1 * h as u128))),
+    );
+    let unbounded = match high {
+        Some(_) => snapshot.iter().filter(|s| s.3.is_none()).count(),
+        None => snapshot.len() + 2,
+    };
+    let high = high.unwrap_or(0);
     if low > c || (unbounded == 0 && high < c) {
         return Err(());
     }
@@ -261,13 +271,14 @@ impl Facts {
         debug_assert!(terms.windows(2).all(|w| w[0].0 < w[1].0));
         for &(p, _) in terms {
             for &t in self.changers.row(p as usize) {
-                let change: i128 = self
+                let change = self
                     .effects
                     .row(t as usize)
                     .iter()
-                    .map(|&(q, e)| coefficient(q) * e as i128)
-                    .sum();
-                if change != 0 {
+                    .try_fold(0i128, |acc, &(q, e)| {
+                        acc.checked_add(coefficient(q) * e as i128)
+                    });
+                if change != Some(0) {
                     return None;
                 }
             }
@@ -296,7 +307,9 @@ impl Facts {
         {
             return Interval::exact(v);
         }
-        let term_lower = |&(p, k): &(PlaceIdx, u64)| k as u128 * self.lower(p) as u128;
+        // Saturating: a lower end that does not fit is still below the value.
+        let term_lower =
+            |&(p, k): &(PlaceIdx, u64)| (k as u128).saturating_mul(self.lower(p) as u128);
         let term_upper = |&(p, k): &(PlaceIdx, u64)| {
             self.upper(p)
                 .and_then(|u| (k as u128).checked_mul(u as u128))

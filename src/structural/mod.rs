@@ -170,7 +170,12 @@ impl Facts {
         let places = net.places.len();
         let transitions = net.transitions.len();
         let initial: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
-        let semiflows = semiflows::semiflows(net, assumed, budget);
+        let mut semiflows = semiflows::semiflows(net, assumed, budget);
+        // A value that does not fit in 128 bits (weights near 2⁶³ on many places) would be
+        // saturated, too small: drop such semiflows.
+        semiflows
+            .flows
+            .retain(|y| y.value(|p| initial[p as usize]) < u128::MAX);
         let flow_values: Vec<u128> = semiflows
             .flows
             .iter()
@@ -271,12 +276,13 @@ impl Facts {
                 flows.dedup();
                 flows.iter().any(|&f| {
                     let y = &self.semiflows.flows[f as usize];
+                    // Saturating: the true sum is larger still.
                     let extra: u128 = needs
                         .iter()
                         .map(|&(p, n)| {
                             y.weight(p) as u128 * n.saturating_sub(self.lower(p)) as u128
                         })
-                        .sum();
+                        .fold(0, u128::saturating_add);
                     lows[f as usize].saturating_add(extra) > self.flow_values[f as usize]
                 })
             })
@@ -496,6 +502,43 @@ mod tests {
         assert_eq!((f.lower(0), f.upper(0), f.upper(1)), (2, Some(2), None));
         assert!(f.always_enabled(0) && f.always_enabled(1));
         assert_eq!(f.sum_interval(0, &[(0, 1), (1, 1)]).upper, None);
+    }
+
+    #[test]
+    fn degenerate_nets_and_huge_weights() {
+        let empty = net(&[], &[]);
+        let f = Facts::of(&empty, &Budget::default());
+        assert!(f.semiflows().complete() && f.semiflows().flows.is_empty());
+        let still = net(&[("p", 3)], &[]);
+        let f = Facts::of(&still, &Budget::default());
+        assert_eq!((f.lower(0), f.upper(0)), (3, Some(3)));
+        // Weights and counts at the top of their range: nothing overflows unchecked.
+        let m = u32::MAX;
+        let n = net(
+            &[("a", m), ("b", m), ("c", 0)],
+            &[
+                ("t", &[(0, I, m), (1, I, 1), (2, O, m)]),
+                ("u", &[(2, I, m), (0, O, m), (1, O, 1)]),
+                ("v", &[(0, R, m), (1, I, m), (2, O, 1)]),
+            ],
+        );
+        let f = Facts::of(&n, &Budget::default());
+        for y in &f.semiflows().flows {
+            for t in 0..3 {
+                let change: i128 = effect(&n, t)
+                    .iter()
+                    .map(|&(p, e)| y.weight(p) as i128 * e as i128)
+                    .sum();
+                assert!(f.is_dead(t) || change == 0);
+            }
+        }
+        let all = [(0, u64::MAX), (1, u64::MAX), (2, u64::MAX)];
+        let i = f.sum_interval(u64::MAX, &all);
+        assert!(i.upper.is_none_or(|u| u >= i.lower));
+        // `v` is enabled at first: no restriction it needs can be refuted.
+        let needs: Vec<_> = f.needs(2).iter().map(|&(p, n)| (p, n, None)).collect();
+        assert_eq!(needs, [(0, u64::from(m), None), (1, u64::from(m), None)]);
+        assert!(!f.is_dead(2) && f.feasible(&needs));
     }
 
     /// `k` pairs of places `a_i, b_i` and transitions moving a token from each of `a_{i+1}`,
