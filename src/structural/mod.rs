@@ -2,7 +2,8 @@
 //! net's graph and incidence matrix without exploring any state.
 //!
 //! - [`semiflows`]: P-semiflows (`y·M = y·M₀` on every reachable marking), by the Farkas
-//!   algorithm within a [`Budget`];
+//!   algorithm within a [`Budget`], and, when it cannot finish, 0/1 semiflows through the
+//!   places left by a bounded search (`cover`);
 //! - [`dead`]: transitions that can never fire, places whose marking never changes;
 //! - [`bounds`]: intervals of place counts and of linear sums of counts, from the two above.
 //!
@@ -96,7 +97,7 @@ const ASSUMPTION_ROUNDS: usize = 3;
 
 impl Facts {
     /// The facts of `net`, the semiflows within `budget` (its time shared by every semiflow
-    /// computation made).
+    /// computation made: those under an assumption, below, get half of it at most).
     ///
     /// Transitions are found dead by the graph ([`dead::never_fire`]), then by bounds: a
     /// transition needing more tokens on a place than the place's upper bound never fires.
@@ -111,7 +112,8 @@ impl Facts {
     /// satisfies the facts of `N∖D`, which say that transition is not enabled there — a
     /// contradiction. So `D` is dead, the reachable markings of the net are those of `N∖D`,
     /// and the facts of `N∖D` are facts of the net. When some transition of `D` is not proved
-    /// dead, the assumption is narrowed to the proved ones and the facts are computed again.
+    /// dead, the assumption is narrowed to the proved ones and the facts are computed again
+    /// (or, out of time, without any assumption).
     pub fn of(net: &Net, budget: &Budget) -> Facts {
         let start = Instant::now();
         let transitions = net.transitions.len();
