@@ -501,6 +501,15 @@ fn pt_instances() -> Vec<(String, Net)> {
         .collect()
 }
 
+/// The index of each place by its identifier.
+fn place_ids(net: &Net) -> HashMap<&str, PlaceIdx> {
+    net.places
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.id.as_str(), i as PlaceIdx))
+        .collect()
+}
+
 /// `oracle.tsv`: (instance, examination, id) → answer, known answers only.
 fn oracle() -> HashMap<(String, String, String), String> {
     let text = std::fs::read_to_string(mcc_dir().join("oracle.tsv")).unwrap();
@@ -554,12 +563,7 @@ fn facts_agree_with_the_contest_answers() {
     for (name, net) in pt_instances() {
         let s = Shortcuts::of(&net, &budget);
         let f = s.facts();
-        let ids: HashMap<&str, PlaceIdx> = net
-            .places
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.id.as_str(), i as PlaceIdx))
-            .collect();
+        let ids = place_ids(&net);
         let places = net.places.len() as PlaceIdx;
         let transitions = net.transitions.len() as TransIdx;
         for (id, names) in upper_bound_formulas(&name) {
@@ -646,12 +650,7 @@ fn report_on_the_contest_instances() {
         let f = s.facts();
         total += 1;
         finished += f.semiflows().complete() as usize;
-        let ids: HashMap<&str, PlaceIdx> = net
-            .places
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.id.as_str(), i as PlaceIdx))
-            .collect();
+        let ids = place_ids(&net);
         let (mut exact, mut asked) = (0, 0);
         for (id, names) in upper_bound_formulas(&name) {
             let key = (name.clone(), "UpperBounds".to_string(), id);

@@ -19,7 +19,7 @@ use crate::model::net::{Net, PlaceIdx, TransIdx};
 use crate::property::predicate::{Linear, Marking, Predicate};
 use crate::property::syntax::Cmp;
 use crate::structural::bounds::Interval;
-use crate::structural::{Budget, Facts};
+use crate::structural::{Budget, Facts, signed_sum};
 
 /// What the structural facts say of a predicate over the reachable markings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,16 +123,8 @@ fn difference(a: &Linear, b: &Linear) -> Option<(i128, Vec<(PlaceIdx, i64)>)> {
     for &(p, k) in &b.terms {
         terms.push((p, -i64::try_from(k).ok()?));
     }
-    terms.sort_unstable_by_key(|t| t.0);
-    terms.dedup_by(|later, earlier| {
-        let same = later.0 == earlier.0;
-        if same {
-            earlier.1 += later.1;
-        }
-        same
-    });
-    terms.retain(|t| t.1 != 0);
-    Some((a.constant as i128 - b.constant as i128, terms))
+    // Each place is at most once in `a` (positive) and once in `b` (negative): their sum fits.
+    Some((a.constant as i128 - b.constant as i128, signed_sum(terms)))
 }
 
 /// Whether some value of `[al, ah]` and some of `[bl, bh]` satisfy `c`, and whether all do:

@@ -47,22 +47,28 @@ impl Default for Budget {
 /// place (read arcs change nothing).
 pub fn effect(net: &Net, t: TransIdx) -> Vec<(PlaceIdx, i64)> {
     let tr = &net.transitions[t as usize];
-    let mut out: Vec<(PlaceIdx, i64)> = tr
-        .pre
-        .iter()
-        .map(|a| (a.place, -(a.weight as i64)))
-        .chain(tr.post.iter().map(|a| (a.place, a.weight as i64)))
-        .collect();
-    out.sort_unstable_by_key(|e| e.0);
-    out.dedup_by(|later, earlier| {
+    signed_sum(
+        tr.pre
+            .iter()
+            .map(|a| (a.place, -(a.weight as i64)))
+            .chain(tr.post.iter().map(|a| (a.place, a.weight as i64)))
+            .collect(),
+    )
+}
+
+/// `Σ k·M(p)` over `terms` as a sorted list of distinct places with non-zero coefficients:
+/// sorted, the coefficients of a repeated place added (the caller keeps them within `i64`).
+pub fn signed_sum(mut terms: Vec<(PlaceIdx, i64)>) -> Vec<(PlaceIdx, i64)> {
+    terms.sort_unstable_by_key(|e| e.0);
+    terms.dedup_by(|later, earlier| {
         let same = later.0 == earlier.0;
         if same {
             earlier.1 += later.1;
         }
         same
     });
-    out.retain(|e| e.1 != 0);
-    out
+    terms.retain(|e| e.1 != 0);
+    terms
 }
 
 /// The structural facts of one net.
