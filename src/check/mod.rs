@@ -9,6 +9,7 @@
 
 pub mod explicit;
 pub mod run;
+pub mod shortcuts;
 pub mod walk;
 
 use crate::explore::limits::StopReason;
