@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use super::explicit::{self, BoundQuery, NetMarking};
+use super::shortcuts::Shortcuts;
 use super::walk::{self, WalkOptions};
 use super::{Bound, Search};
 use crate::explore::limits::{Limits, StopReason};
@@ -13,6 +14,7 @@ use crate::model::net::{Net, TransIdx};
 use crate::model::net_system::NetSystem;
 use crate::property::syntax::{Ask, ReachKind};
 use crate::property::{Linear, Predicate, ResolvedQuery};
+use crate::structural::Budget;
 use crate::system::{Overflow, System};
 
 /// Which engines may decide.
@@ -155,9 +157,10 @@ impl Goal {
 
 /// Checks `queries` on `net` with the chosen engines within `limits`.
 ///
-/// `Auto` runs, on what is still undecided: the explicit engine for a tenth of the time
-/// (small state spaces end there), random walks for a tenth of what is left (witnesses deep
-/// in large state spaces), then the explicit engine again with the rest.
+/// `Auto` runs, on what is still undecided: the structural shortcuts (the initial marking,
+/// invariants, dead transitions, bounds), the explicit engine for a tenth of the time (small
+/// state spaces end there), random walks for a tenth of what is left (witnesses deep in large
+/// state spaces), then the explicit engine again with the rest.
 ///
 /// The error is a counter overflow at 64 bits.
 pub fn check(
@@ -175,6 +178,10 @@ pub fn check(
     match choice {
         EngineChoice::Explicit => work.explicit(limits)?,
         EngineChoice::Auto => {
+            work.shortcuts(limits);
+            if work.open().is_empty() {
+                return Ok(work.finish());
+            }
             work.explicit(&limits.phase(limits.remaining().map(|r| r / 10)))?;
             if !work.open().is_empty() && limits.check_time().is_ok() {
                 let budget = walk::budget(limits, 0.1, Duration::from_secs(30));
@@ -192,7 +199,7 @@ pub fn check(
             }
         }
     }
-    Ok(work.answers)
+    Ok(work.finish())
 }
 
 /// Open reachability goals: their index and their target.
@@ -277,6 +284,35 @@ impl<'a> Work<'a> {
             }
         }
         (targets, sums)
+    }
+
+    /// The structural shortcuts on the open goals, within a twentieth of the time left (at
+    /// most the semiflow budget's default).
+    fn shortcuts(&mut self, limits: &Limits) {
+        let mut budget = Budget::default();
+        if let Some(r) = limits.remaining() {
+            budget.time = budget.time.min(r / 20);
+        }
+        let s = Shortcuts::of(self.net, &budget);
+        let (targets, sums) = self.split_open();
+        for (i, target) in targets {
+            if let Some(search) = s.decide(&target) {
+                self.search(i, search, Engine::Structural);
+            }
+        }
+        for (i, sum) in sums {
+            self.bound(i, s.bound(&sum), Engine::Structural);
+        }
+    }
+
+    /// The answers, with a reason for every property left undecided.
+    fn finish(mut self) -> Vec<Answer> {
+        for i in self.open() {
+            self.answers[i].unknown.get_or_insert(Unknown::Unsupported(
+                "no engine chosen decided it".into(),
+            ));
+        }
+        self.answers
     }
 
     /// Runs the explicit engine on the open goals.
@@ -370,9 +406,9 @@ impl<'a> Work<'a> {
                 answer.unknown = None;
             }
             _ => {
-                answer.unknown = Some(Unknown::Stopped(
-                    bound.stopped.unwrap_or(StopReason::Interrupted),
-                ))
+                if let Some(r) = bound.stopped {
+                    answer.unknown = Some(Unknown::Stopped(r));
+                }
             }
         }
     }
