@@ -32,14 +32,17 @@
 //! # Why the solver need not be exact
 //!
 //! The LP is solved in floating point ([`microlp`], a sparse simplex). Its `y` is only a
-//! candidate: it is turned into rationals `Y/D` for a few denominators `D` (each entry rounded
-//! to the nearest multiple of `1/D`, raised to `c` where it falls below; a simplex answer is a
-//! vertex, whose entries are rationals of small denominators, so some `D` usually recovers it
-//! exactly), and each candidate is checked in exact integer arithmetic (`i128`, every operation
-//! checked: an overflow rejects the candidate): `Y ≥ D·c` and `Yᵀ·C ≤ 0` on *every*
-//! transition of the net, read from the net's arcs. Only a candidate that passes gives a bound,
-//! `⌊Y·M0 / D⌋`; the smallest such bound is returned. So a wrong, imprecise or interrupted
-//! solver costs a weaker bound or none, never an unsound one.
+//! candidate, turned into rationals in three ways: each entry rounded to the nearest multiple
+//! of `1/D` for a few denominators `D` (raised to `c` where it falls below; a simplex answer
+//! is a vertex, whose entries are rationals of small denominators on most nets, so some `D`
+//! recovers it exactly); failing that or short of the optimum, the vertex itself, solved
+//! exactly from the rows and bounds the answer meets with equality (`vertex`: weighted nets
+//! have vertices of large denominators); last, each entry as a fraction on its own. Each
+//! candidate is checked in exact integer arithmetic (`i128`, every operation checked: an
+//! overflow rejects the candidate): `Y ≥ D·c` and `Yᵀ·C ≤ 0` on *every* transition of the
+//! net. Only a candidate that passes gives a bound, `⌊Y·M0 / D⌋`; the smallest such bound is
+//! returned. So a wrong, imprecise or interrupted solver costs a weaker bound or none, never
+//! an unsound one.
 //!
 //! # Size
 //!
@@ -58,6 +61,8 @@ use rustc_hash::FxHashMap;
 
 use crate::model::net::{Net, PlaceIdx};
 use crate::rows::Rows;
+
+mod vertex;
 
 /// Denominators tried when turning the solver's floating-point `y` into rationals: small ones
 /// first (most vertices of nets' state equations are integral or halves), then products of
@@ -171,20 +176,33 @@ impl StateEquation {
     /// names a place the net does not have.
     pub fn upper_bound(&self, c: &[(PlaceIdx, i64)], budget: Option<Duration>) -> Option<i64> {
         let dense = self.dense(c)?;
-        let started = Instant::now();
+        let deadline = budget.and_then(|b| Instant::now().checked_add(b));
+        let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d);
         let y = self.solve(&dense, budget)?;
         let proved = |cert: Option<Certificate>| cert.and_then(|cert| self.check(&dense, &cert));
         let mut best: Option<i64> = None;
         for &d in &DENOMINATORS {
-            if let Some(b) = proved(self.rounded(&dense, &y, d)) {
-                best = Some(best.map_or(b, |a| a.min(b)));
-            }
+            best = least(best, proved(self.rounded(&dense, &y, d)));
             // Exact checks cost a pass over the arcs each: stop when out of time.
-            if budget.is_some_and(|b| started.elapsed() >= b) {
+            if out_of_time() {
                 return best;
             }
         }
-        best.or_else(|| proved(self.fractions(&dense, &y)))
+        // No certificate proves less than the optimum, which the solver's objective gives to
+        // within its tolerance: short of it, look for the exact vertex.
+        let objective: f64 = y
+            .iter()
+            .zip(&self.initial)
+            .map(|(v, &m)| v * m as f64)
+            .sum();
+        let optimum = (objective + 1e-6 * objective.abs().max(1.0)).floor();
+        if best.is_none_or(|b| b as f64 > optimum) {
+            best = least(best, proved(vertex::recover(self, &dense, &y, deadline)));
+        }
+        if best.is_none() {
+            best = proved(self.fractions(&dense, &y));
+        }
+        best
     }
 
     /// Whether `Σ k·M(p) ≥ b` holds on no reachable marking, by [`upper_bound`]: `false` when
@@ -302,8 +320,8 @@ impl StateEquation {
             .zip(c)
             .map(|(&v, &k)| {
                 let scaled = (v * d as f64).round();
-                // i128 holds every integer below 2^127; refuse what it cannot.
-                if !(scaled.abs() < 1e36) {
+                // i128 holds every integer below 2^127 (NaN is refused too).
+                if !scaled.is_finite() || scaled.abs() >= 1e36 {
                     return None;
                 }
                 Some((scaled as i128).max(i128::from(k).checked_mul(d)?))
@@ -368,6 +386,14 @@ fn fraction(v: f64) -> Option<(i128, i128)> {
         (h0, k0, h1, k1) = (h1, k1, h2, k2);
     }
     None
+}
+
+/// The smaller of two bounds, either of which may be missing.
+fn least(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        _ => a.or(b),
+    }
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
