@@ -57,7 +57,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
 use microlp::{ComparisonOp, OptimizationDirection, Problem};
-use rustc_hash::FxHashMap;
+use rustc_hash::FxHashSet;
 
 use crate::model::net::{Net, PlaceIdx};
 use crate::rows::Rows;
@@ -110,7 +110,7 @@ impl StateEquation {
             .sum();
         let mut effects = Rows::with_capacity(net.transitions.len(), arcs);
         let mut distinct = Vec::new();
-        let mut seen: FxHashMap<Vec<(PlaceIdx, i64)>, ()> = FxHashMap::default();
+        let mut seen: FxHashSet<Vec<(PlaceIdx, i64)>> = FxHashSet::default();
         let mut is_changed = vec![false; net.places.len()];
         for (t, tr) in net.transitions.iter().enumerate() {
             // Both arc lists are sorted by place: merge them.
@@ -144,7 +144,7 @@ impl StateEquation {
             let g = column.iter().fold(0, |g, &(_, d)| gcd(g, d.unsigned_abs()));
             let key: Vec<(PlaceIdx, i64)> =
                 column.iter().map(|&(p, d)| (p, d / g as i64)).collect();
-            if seen.insert(key, ()).is_none() {
+            if seen.insert(key) {
                 distinct.push(t as u32);
             }
         }
@@ -237,6 +237,7 @@ impl StateEquation {
         Some(dense)
     }
 
+    /// [`verify`](Self::verify) on `c` given densely: the one place where a bound is proved.
     fn check(&self, c: &[i64], cert: &Certificate) -> Option<i64> {
         let d = cert.denominator;
         if d < 1 || cert.numerators.len() != self.places() {

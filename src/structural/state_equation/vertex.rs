@@ -24,6 +24,8 @@ const AT_BOUND: f64 = 1e-7;
 const TIGHT: f64 = 1e-7;
 /// Give up when the rows being reduced hold more entries than this (fill-in).
 const MAX_ENTRIES: usize = 4_000_000;
+/// The grid of the free entries no short fraction matches.
+const FINE: i128 = 1 << 30;
 /// Numerators and denominators stay below this, so that no operation of [`Rat`] can reach
 /// `i128::MIN` (whose absolute value `i128` does not hold).
 const LIMIT: u128 = 1 << 120;
@@ -244,7 +246,13 @@ pub(super) fn recover(
         if at_bound(p) {
             value[p] = Some(Rat::int(c[p]));
         } else if !pivot_of.contains_key(&(p as PlaceIdx)) {
-            let (n, d) = fraction(y[p])?;
+            // A vertex pins every entry; an entry left free here (a degenerate vertex, or a
+            // tight row missed) keeps its float, rounded to a fine grid if no short fraction
+            // matches it.
+            let (n, d) = fraction(y[p]).or_else(|| {
+                let scaled = (y[p] * FINE as f64).round();
+                (scaled.abs() < 1e30).then_some((scaled as i128, FINE))
+            })?;
             value[p] = Some(Rat::new(n, d)?);
         }
     }
