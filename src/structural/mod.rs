@@ -5,7 +5,9 @@
 //!   algorithm within a [`Budget`], and, when it cannot finish, 0/1 semiflows through the
 //!   places left by a bounded search (`cover`);
 //! - [`dead`]: transitions that can never fire, places whose marking never changes;
-//! - [`bounds`]: intervals of place counts and of linear sums of counts, from the two above.
+//! - [`bounds`]: intervals of place counts and of linear sums of counts, from the two above;
+//! - [`state_equation`]: upper bounds of linear sums from the state equation `M = M₀ + C·x`,
+//!   by LP, each certified by a dual vector checked in exact arithmetic.
 //!
 //! [`Facts`] gathers them for one net, computed once. Every fact is sound on its own: it holds
 //! of every reachable marking, whatever the budget (a smaller budget finds fewer facts, never
@@ -15,6 +17,7 @@ pub mod bounds;
 mod cover;
 pub mod dead;
 pub mod semiflows;
+pub mod state_equation;
 
 use std::time::{Duration, Instant};
 
