@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::equation::Equation;
 use super::explicit::{self, BoundQuery, NetMarking};
 use super::shortcuts::Shortcuts;
 use super::walk::{self, WalkOptions};
@@ -287,7 +288,7 @@ impl<'a> Work<'a> {
     }
 
     /// The structural shortcuts on the open goals, within a twentieth of the time left (at
-    /// most the semiflow budget's default).
+    /// most the semiflow budget's default), then the state equation.
     fn shortcuts(&mut self, limits: &Limits) {
         let mut budget = Budget::default();
         if let Some(r) = limits.remaining() {
@@ -300,8 +301,32 @@ impl<'a> Work<'a> {
                 self.search(i, search, Engine::Structural);
             }
         }
+        for (i, sum) in &sums {
+            self.bound(*i, s.bound(sum), Engine::Structural);
+        }
+        // The state equation, on what the invariants left open: a tenth of the time left (at
+        // most 10 s), at most a second per linear program.
+        let total = limits
+            .remaining()
+            .map_or(Duration::from_secs(10), |r| (r / 10).min(Duration::from_secs(10)));
+        let (targets, sums) = self.split_open();
+        if targets.is_empty() && sums.is_empty() {
+            return;
+        }
+        let eq = Equation::new(self.net, Duration::from_secs(1).min(total), total);
+        for (i, target) in targets {
+            if eq.refutes(&target) {
+                self.search(i, Search::Absent, Engine::Structural);
+            }
+        }
         for (i, sum) in sums {
-            self.bound(i, s.bound(&sum), Engine::Structural);
+            if let Some(upper) = eq.upper_bound(&sum) {
+                let known = Bound {
+                    upper: Some(upper),
+                    ..Bound::default()
+                };
+                self.bound(i, known, Engine::Structural);
+            }
         }
     }
 
