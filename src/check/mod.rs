@@ -7,6 +7,7 @@
 //! follows from [`crate::property::syntax::Reachability::answer`]. An engine that is not sure
 //! says [`Search::Unknown`]: it never guesses.
 
+pub mod climb;
 pub mod equation;
 pub mod explicit;
 pub mod run;

@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::climb;
 use super::equation::Equation;
 use super::explicit::{self, BoundQuery, NetMarking};
 use super::shortcuts::Shortcuts;
@@ -161,7 +162,8 @@ impl Goal {
 /// `Auto` runs, on what is still undecided: the structural shortcuts (the initial marking,
 /// invariants, dead transitions, bounds), the explicit engine for a tenth of the time (small
 /// state spaces end there), random walks for a tenth of what is left (witnesses deep in large
-/// state spaces), then the explicit engine again with the rest.
+/// state spaces), best-first climbs towards the open bounds for a fifth of the rest, then the
+/// explicit engine again with what is left.
 ///
 /// The error is a counter overflow at 64 bits.
 pub fn check(
@@ -187,6 +189,9 @@ pub fn check(
             if !work.open().is_empty() && limits.check_time().is_ok() {
                 let budget = walk::budget(limits, 0.1, Duration::from_secs(30));
                 work.walk(budget, limits)?;
+            }
+            if limits.check_time().is_ok() {
+                work.climb(limits)?;
             }
             if !work.open().is_empty() && limits.check_time().is_ok() {
                 work.explicit(limits)?;
@@ -357,6 +362,23 @@ impl<'a> Work<'a> {
         }
         for ((i, _), bound) in sums.iter().zip(run.bounds) {
             self.bound(*i, bound, Engine::Explicit);
+        }
+        Ok(())
+    }
+
+    /// Best-first climbs towards the open bounds, a fifth of the time left shared between
+    /// them (10 s each without a timeout).
+    fn climb(&mut self, limits: &Limits) -> Result<(), Overflow> {
+        let (_, sums) = self.split_open();
+        if sums.is_empty() {
+            return Ok(());
+        }
+        let share = limits
+            .remaining()
+            .map_or(Duration::from_secs(10), |r| r / 5 / sums.len() as u32);
+        for (i, sum) in sums {
+            let bound = climb::climb(self.net, &sum, self.upper[i], share, limits)?;
+            self.bound(i, bound, Engine::Explicit);
         }
         Ok(())
     }

@@ -1,5 +1,6 @@
 //! Random walks: runs from the initial marking that fire an enabled transition drawn at
-//! random, step after step, checking every target at each marking. A target met has its run
+//! random, step after step, checking every target at each marking; every other walk climbs
+//! one of the sums asked (it mostly fires a transition that raises the sum most). A target met has its run
 //! as a witness (sound: the run is a firing sequence); a walk never proves a target absent.
 //! Bounds get a lower value with its run. Walks find deep markings that a breadth-first
 //! search of a large state space reaches too late.
@@ -12,7 +13,7 @@ use crate::explore::limits::Limits;
 use crate::model::net::{Net, TransIdx};
 use crate::model::net_system::NetSystem;
 use crate::property::{Linear, Predicate};
-use crate::system::{Overflow, System};
+use crate::system::{Overflow, System, Transition};
 
 /// Options of the walks.
 #[derive(Clone, Copy, Debug)]
@@ -66,6 +67,59 @@ impl SplitMix {
 struct Mark {
     seed: u64,
     length: usize,
+    /// The sum the walk climbs (`None`: a walk at random).
+    climbs: Option<usize>,
+}
+
+/// The change of each sum by each transition: what a climbing walk follows.
+struct Slopes(Vec<Vec<i64>>);
+
+impl Slopes {
+    fn of(net: &Net, sums: &[Linear]) -> Slopes {
+        Slopes(
+            sums.iter()
+                .map(|sum| {
+                    net.transitions
+                        .iter()
+                        .map(|t| {
+                            let k = |p| {
+                                sum.terms
+                                    .binary_search_by_key(&p, |&(q, _)| q)
+                                    .map_or(0, |i| sum.terms[i].1 as i64)
+                            };
+                            let gain: i64 = t.post.iter().map(|a| k(a.place) * a.weight as i64).sum();
+                            let loss: i64 = t.pre.iter().map(|a| k(a.place) * a.weight as i64).sum();
+                            gain - loss
+                        })
+                        .collect()
+                })
+                .collect(),
+        )
+    }
+
+    /// The transition a walk takes among `enabled`: climbing sum `j`, most of the time one of
+    /// those that raise it most (at random among them), else any.
+    fn choose(&self, climbs: Option<usize>, enabled: &[Transition], rng: &mut SplitMix) -> Transition {
+        let pick = rng.below(enabled.len());
+        let Some(j) = climbs else {
+            return enabled[pick];
+        };
+        if rng.below(8) == 0 {
+            return enabled[pick];
+        }
+        let slope = &self.0[j];
+        let best = enabled.iter().map(|&t| slope[t as usize]).max().unwrap_or(0);
+        if best <= 0 {
+            return enabled[pick];
+        }
+        let top = enabled.iter().filter(|&&t| slope[t as usize] == best).count();
+        let nth = rng.below(top);
+        *enabled
+            .iter()
+            .filter(|&&t| slope[t as usize] == best)
+            .nth(nth)
+            .expect("nth < top")
+    }
 }
 
 /// Walks `net` for at most `budget` (and within `limits`) until every target is met.
@@ -78,8 +132,9 @@ pub fn walk(
     limits: &Limits,
 ) -> Result<WalkRun, Overflow> {
     let limits = limits.phase(Some(budget));
+    let slopes = Slopes::of(net, sums);
     NetSystem::new(net)
-        .retry_widened(|sys| walk_with(sys, targets, sums, options, &limits))
+        .retry_widened(|sys| walk_with(sys, targets, sums, &slopes, options, &limits))
         .map(|(run, _)| run)
 }
 
@@ -87,6 +142,7 @@ fn walk_with(
     sys: &NetSystem<'_>,
     targets: &[Predicate],
     sums: &[Linear],
+    slopes: &Slopes,
     options: WalkOptions,
     limits: &Limits,
 ) -> Result<WalkRun, Overflow> {
@@ -97,9 +153,11 @@ fn walk_with(
     let mut next = vec![0u64; words];
     let mut enabled = Vec::new();
     let mut rng = SplitMix(options.seed);
+    let mut walks = 0usize;
     let mut here = Mark {
         seed: rng.0,
         length: 0,
+        climbs: None,
     };
     let mut found: Vec<Option<Mark>> = vec![None; targets.len()];
     let mut open = targets.len();
@@ -140,13 +198,16 @@ fn walk_with(
         sys.enabled(&state, &mut enabled);
         if enabled.is_empty() || here.length >= options.max_length {
             state.copy_from_slice(&initial);
+            // Every other walk climbs one of the sums, in turn.
+            walks += 1;
             here = Mark {
                 seed: rng.0,
                 length: 0,
+                climbs: (walks % 2 == 1 && !sums.is_empty()).then(|| (walks / 2) % sums.len()),
             };
             continue;
         }
-        let t = enabled[rng.below(enabled.len())];
+        let t = slopes.choose(here.climbs, &enabled, &mut rng);
         sys.fire(&state, t, &mut next)?;
         std::mem::swap(&mut state, &mut next);
         here.length += 1;
@@ -160,7 +221,7 @@ fn walk_with(
         for _ in 0..mark.length {
             enabled.clear();
             sys.enabled(&state, &mut enabled);
-            let t = enabled[rng.below(enabled.len())];
+            let t = slopes.choose(mark.climbs, &enabled, &mut rng);
             sys.fire(&state, t, &mut next)?;
             std::mem::swap(&mut state, &mut next);
             run.push(t);

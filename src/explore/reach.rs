@@ -449,6 +449,89 @@ pub fn explore_until<S: System>(
     })
 }
 
+/// Best-first exploration: the state of highest `priority` is expanded first (ties in the
+/// order found), until `on_new_state` ends the search, every reachable state was expanded, or
+/// `limits` stop it. For searches that climb towards large values of a quantity (a bound's
+/// witness), where breadth-first order reaches them too late. The runs of
+/// [`StateSpace::path_to`] are then witnesses, not shortest ones.
+pub fn explore_best_first<S: System>(
+    sys: &S,
+    limits: &Limits,
+    priority: &mut dyn FnMut(&[u64]) -> u64,
+    on_new_state: &mut dyn FnMut(StateId, &[u64]) -> ControlFlow<()>,
+) -> Result<ReachOutcome, Overflow> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let words = sys.state_words();
+    let mut space = StateSpace::new(words);
+    let mut current = vec![0u64; words];
+    sys.initial_state(&mut current);
+    space.insert(
+        &current,
+        Parent {
+            state: 0,
+            transition: 0,
+        },
+    );
+    let mut halted = on_new_state(0, &current).is_break();
+    let mut queue = BinaryHeap::from([(priority(&current), Reverse(0 as StateId))]);
+    let (mut edges, mut deadlocks, mut first_deadlock, mut stopped) = (0u64, 0u64, None, None);
+    let mut enabled: Vec<Transition> = Vec::new();
+    let mut next = vec![0u64; words];
+    let mut work = 0u64;
+    while !halted && let Some((_, Reverse(id))) = queue.pop() {
+        if work >= CHECK_EVERY {
+            work = 0;
+            let held = space.bytes() + space.growth_bytes() + queue.len() as u64 * 16;
+            if let Err(reason) = limits.check_time().and_then(|_| limits.check_memory(held)) {
+                stopped = Some(reason);
+                break;
+            }
+        }
+        current.copy_from_slice(space.state(id));
+        enabled.clear();
+        sys.enabled(&current, &mut enabled);
+        work += 1 + enabled.len() as u64;
+        if enabled.is_empty() && !sys.is_terminal(&current) {
+            deadlocks += 1;
+            first_deadlock.get_or_insert(id);
+        }
+        edges += enabled.len() as u64;
+        for &t in &enabled {
+            sys.fire(&current, t, &mut next)?;
+            if space.len() == StateId::MAX as usize {
+                stopped = Some(StopReason::MemoryLimit);
+                break;
+            }
+            let (sid, new) = space.insert(
+                &next,
+                Parent {
+                    state: id,
+                    transition: t,
+                },
+            );
+            if new {
+                if on_new_state(sid, &next).is_break() {
+                    halted = true;
+                    break;
+                }
+                queue.push((priority(&next), Reverse(sid)));
+            }
+        }
+        if stopped.is_some() {
+            break;
+        }
+    }
+    Ok(ReachOutcome {
+        space,
+        edges,
+        deadlocks,
+        first_deadlock,
+        stopped,
+        halted,
+    })
+}
+
 /// A run to a state: transition names and the state reached.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Witness {
