@@ -7,6 +7,8 @@
 //! follows from [`crate::property::syntax::Reachability::answer`]. An engine that is not sure
 //! says [`Search::Unknown`]: it never guesses.
 
+pub mod prefix_sat;
+
 use crate::explore::limits::StopReason;
 use crate::model::net::TransIdx;
 
