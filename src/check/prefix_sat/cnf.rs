@@ -261,6 +261,52 @@ mod tests {
         }
     }
 
+    /// `n + 1` pigeons in `n` holes: unsatisfiable and hard for resolution.
+    fn pigeonhole(n: usize) -> Cnf {
+        let mut cnf = Cnf::new();
+        let x: Vec<Vec<Lit>> = (0..=n)
+            .map(|_| (0..n).map(|_| cnf.fresh(false)).collect())
+            .collect();
+        for row in &x {
+            cnf.add(row);
+        }
+        for h in 0..n {
+            let col: Vec<Lit> = x.iter().map(|row| row[h]).collect();
+            for (i, &a) in col.iter().enumerate() {
+                for &b in &col[i + 1..] {
+                    cnf.add(&[!a, !b]);
+                }
+            }
+        }
+        cnf
+    }
+
+    #[test]
+    fn a_limit_stops_a_running_call() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::time::{Duration, Instant};
+        let mut cnf = pigeonhole(11);
+        let start = Instant::now();
+        let limits = Limits::new(Some(Duration::from_millis(300)), None);
+        assert_eq!(
+            cnf.solve(&[], &limits),
+            Outcome::Stopped(Some(StopReason::Timeout))
+        );
+        assert!(start.elapsed() < Duration::from_secs(5));
+        let flag = Arc::new(AtomicBool::new(false));
+        let limits = Limits::default().with_interrupt_flag(flag.clone());
+        let signal = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            flag.store(true, Ordering::Relaxed);
+        });
+        assert_eq!(
+            cnf.solve(&[], &limits),
+            Outcome::Stopped(Some(StopReason::Interrupted))
+        );
+        signal.join().unwrap();
+    }
+
     #[test]
     fn an_expired_limit_stops_the_call() {
         let mut cnf = Cnf::new();

@@ -48,10 +48,10 @@ pub(super) struct Encoding<'a> {
     sums: FxHashMap<Vec<(Lit, u64)>, Totalizer>,
 }
 
-/// A sum of token counts as the literals of the encoding: `fixed + Σ wᵢ·lᵢ`.
+/// A sum of token counts as the literals of the encoding: `base + Σ wᵢ·lᵢ`.
 pub(super) struct Terms {
-    /// What the sum is whatever the configuration (constants and places fixed marked).
-    pub(super) fixed: u128,
+    /// The part that does not depend on the configuration.
+    pub(super) base: i128,
     /// `(literal, weight)`, weights above 0, sorted by literal, distinct literals.
     pub(super) terms: Vec<(Lit, u64)>,
 }
@@ -212,47 +212,81 @@ impl<'a> Encoding<'a> {
         })
     }
 
-    /// The terms of `Σ kₚ·M(p) − Σ jₚ·M(p)` (`plus` and `minus` as `(place, coefficient)`),
-    /// negative coefficients turned positive by `−j·M = j·¬M − j`: the terms and what they owe,
-    /// `(terms, debt)` with the difference `terms − debt`.
-    fn terms(&mut self, plus: &[(PlaceIdx, u64)], minus: &[(PlaceIdx, u64)]) -> (Terms, u128) {
-        let mut coeff: FxHashMap<PlaceIdx, i128> = FxHashMap::default();
-        for &(p, k) in plus {
-            *coeff.entry(p).or_default() += k as i128;
+    /// `Σ kₚ·M(p)` for the coefficients `coeff` (signed, places distinct) as terms, in the
+    /// smaller of two forms:
+    ///
+    /// * over places: the literals `M(p)`;
+    /// * over events: a condition is marked iff produced and not consumed, and consumed only
+    ///   once and after it is produced, so `M(p)` is the number of conditions of `p` initial or
+    ///   produced by `C` minus those consumed by `C`, and the sum is
+    ///   `Σ_{initial c} k_c + Σ_{e ∈ C} (Σ_{c ∈ e•} k_c − Σ_{c ∈ •e} k_c)`. Where transitions
+    ///   keep the sum constant (a place invariant), most events weigh 0 and the solver proves
+    ///   a bound at once instead of counting tokens place by place.
+    fn place_sum(&mut self, coeff: &[(PlaceIdx, i128)]) -> Result<Terms, TooLarge> {
+        let mut dense = vec![0i128; self.net.places.len()];
+        for &(p, k) in coeff {
+            dense[p as usize] += k;
         }
-        for &(p, k) in minus {
-            *coeff.entry(p).or_default() -= k as i128;
+        let places = dense.iter().filter(|&&k| k != 0).count();
+        let of = |c: u32| dense[self.prefix.conditions[c as usize].place as usize];
+        let base: i128 = (0..self.prefix.initial).map(of).sum();
+        let weights: Vec<(Lit, i128)> = (0..self.events.len() as u32)
+            .filter(|&e| !self.prefix.events[e as usize].cutoff)
+            .map(|e| {
+                let made: i128 = self.prefix.postset(e).map(of).sum();
+                let used: i128 = self.prefix.preset(e).iter().map(|&c| of(c)).sum();
+                (self.events[e as usize], made - used)
+            })
+            .filter(|&(_, w)| w != 0)
+            .collect();
+        if weights.len() < places {
+            return self.normalise(base, weights);
         }
-        let mut places: Vec<(PlaceIdx, i128)> = coeff.into_iter().filter(|e| e.1 != 0).collect();
-        places.sort_unstable();
-        let (mut fixed, mut debt) = (0u128, 0u128);
-        let mut by_lit: FxHashMap<Lit, u64> = FxHashMap::default();
-        for (p, k) in places {
-            let m = self.marked(p);
-            let w = k.unsigned_abs();
-            let l = if k > 0 {
-                m
-            } else {
-                debt += w;
-                !m
-            };
-            match self.cnf.as_constant(l) {
-                Some(true) => fixed += w,
-                Some(false) => {}
-                // |k| ≤ a coefficient of the predicate: it fits in 64 bits.
-                None => *by_lit.entry(l).or_default() += w as u64,
-            }
-        }
-        let mut terms: Vec<(Lit, u64)> = by_lit.into_iter().collect();
-        terms.sort_unstable();
-        (Terms { fixed, terms }, debt)
+        let weights: Vec<(Lit, i128)> = (0..dense.len() as PlaceIdx)
+            .filter(|&p| dense[p as usize] != 0)
+            .map(|p| (self.marked(p), dense[p as usize]))
+            .collect();
+        self.normalise(0, weights)
     }
 
-    /// The terms of a linear sum (constant included in `fixed`).
-    pub(super) fn linear_terms(&mut self, sum: &Linear) -> Terms {
-        let (mut t, _) = self.terms(&sum.terms, &[]);
-        t.fixed += sum.constant as u128;
-        t
+    /// `base + Σ kᵢ·lᵢ` (signed weights) with weights above 0 (`−k·l = k·¬l − k`), constants
+    /// folded, one term per variable.
+    fn normalise(&self, mut base: i128, weights: Vec<(Lit, i128)>) -> Result<Terms, TooLarge> {
+        let mut by_var: FxHashMap<Lit, i128> = FxHashMap::default();
+        for (l, k) in weights {
+            match self.cnf.as_constant(l) {
+                Some(true) => base += k,
+                Some(false) => {}
+                // k·¬x = k − k·x.
+                None if l.sign() => *by_var.entry(l).or_default() += k,
+                None => {
+                    base += k;
+                    *by_var.entry(!l).or_default() -= k;
+                }
+            }
+        }
+        let mut terms = Vec::with_capacity(by_var.len());
+        for (x, k) in by_var {
+            let w = u64::try_from(k.unsigned_abs()).map_err(|_| TooLarge)?;
+            match k.signum() {
+                1 => terms.push((x, w)),
+                -1 => {
+                    base += k;
+                    terms.push((!x, w));
+                }
+                _ => {}
+            }
+        }
+        terms.sort_unstable();
+        Ok(Terms { base, terms })
+    }
+
+    /// The terms of a linear sum (its constant in the base).
+    pub(super) fn linear_terms(&mut self, sum: &Linear) -> Result<Terms, TooLarge> {
+        let coeff: Vec<(PlaceIdx, i128)> = sum.terms.iter().map(|&(p, k)| (p, k as i128)).collect();
+        let mut t = self.place_sum(&coeff)?;
+        t.base += sum.constant as i128;
+        Ok(t)
     }
 
     /// `Σ wᵢ·lᵢ ≥ k` over `terms`; `cap` (at least `k`) is the truncation of a totaliser built
@@ -292,9 +326,15 @@ impl<'a> Encoding<'a> {
         if max(a) > u64::MAX as u128 || max(b) > u64::MAX as u128 {
             return Err(TooLarge);
         }
-        // a ⋈ b  ⇔  Σ (aₚ − bₚ)·M(p) ⋈ b₀ − a₀  ⇔  terms ⋈ b₀ − a₀ + debt − fixed =: d.
-        let (t, debt) = self.terms(&a.terms, &b.terms);
-        let d = b.constant as i128 - a.constant as i128 + debt as i128 - t.fixed as i128;
+        // a ⋈ b  ⇔  Σ (aₚ − bₚ)·M(p) ⋈ b₀ − a₀  ⇔  Σ wᵢ·lᵢ ⋈ b₀ − a₀ − base =: d.
+        let coeff: Vec<(PlaceIdx, i128)> = a
+            .terms
+            .iter()
+            .map(|&(p, k)| (p, k as i128))
+            .chain(b.terms.iter().map(|&(p, k)| (p, -(k as i128))))
+            .collect();
+        let t = self.place_sum(&coeff)?;
+        let d = b.constant as i128 - a.constant as i128 - t.base;
         let span = t.span() as i128;
         // `terms ≥ k` for any integer k.
         let ge = |this: &mut Self, k: i128, cap: i128| -> Result<Lit, TooLarge> {

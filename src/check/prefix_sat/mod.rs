@@ -97,7 +97,7 @@ impl<'a> PrefixChecker<'a> {
     /// or unknown when a limit stopped the solver (the reason), or `None` when the target's sums
     /// are beyond the encoding or a transition reads a place it also consumes or produces.
     pub fn find(&mut self, target: &Predicate, limits: &Limits) -> Search {
-        if !self.faithful {
+        if !self.faithful || !self.in_net(target) {
             return Search::Unknown(None);
         }
         let lit = match self.encoding.predicate(target) {
@@ -136,11 +136,13 @@ impl<'a> PrefixChecker<'a> {
             upper: None,
             stopped: None,
         };
-        if !self.faithful {
+        if !self.faithful || sum.places().any(|p| p as usize >= self.net.places.len()) {
             return bound;
         }
-        let terms = self.encoding.linear_terms(sum);
-        let max = terms.fixed + terms.span();
+        let Ok(terms) = self.encoding.linear_terms(sum) else {
+            return bound;
+        };
+        let max = terms.base + terms.span() as i128;
         bound.upper = u64::try_from(max).ok();
         let Some(upper) = bound.upper else {
             return bound;
@@ -149,7 +151,7 @@ impl<'a> PrefixChecker<'a> {
         // only logarithmically often.
         let mut cap = 0u128;
         while bound.lower < upper {
-            let need = (bound.lower as u128 + 1).saturating_sub(terms.fixed);
+            let need = (bound.lower as i128 + 1 - terms.base).max(0) as u128;
             if need > cap {
                 cap = (need * 2).max(8);
             }
@@ -181,6 +183,18 @@ impl<'a> PrefixChecker<'a> {
         }
         bound.upper = Some(bound.lower);
         bound
+    }
+
+    /// Whether every place and transition `target` names is one of the net's.
+    fn in_net(&self, target: &Predicate) -> bool {
+        let (np, nt) = (self.net.places.len(), self.net.transitions.len());
+        let (mut places_ok, mut transitions_ok) = (true, true);
+        target.visit_support(
+            &mut |p| places_ok &= (p as usize) < np,
+            &mut |t| transitions_ok &= (t as usize) < nt,
+            &mut || {},
+        );
+        places_ok && transitions_ok
     }
 
     /// The transitions of the last model's configuration, in a firing order.
