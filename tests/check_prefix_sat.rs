@@ -471,44 +471,54 @@ fn arb_bench_target(np: u32, nt: u32) -> impl Strategy<Value = Predicate> {
     ]
 }
 
-/// Times the engine on the large PEP nets: the prefix, the encoding, and random targets and
-/// bounds. Run by tools/bench_prefix_sat.sh (release build).
+/// The median and the largest of `times`, in milliseconds.
+fn median_max(times: &mut [Duration]) -> (f64, f64) {
+    times.sort_unstable();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    (ms(times[times.len() / 2]), ms(times[times.len() - 1]))
+}
+
+/// Times the engine on the large PEP nets (a Markdown table): the prefix, the encoding, random
+/// targets (`arb_bench_target`), the deadlock target, bounds of random sets of up to 8 places
+/// and the bound of all places. Run by tools/bench_prefix_sat.sh (release build); `BENCH_NETS`
+/// and `BENCH_FORMULAS` choose the nets and the number of targets, each formula gets 30 s.
 #[test]
 #[ignore = "benchmark: tools/bench_prefix_sat.sh"]
 fn bench_large_pep_nets() {
     let nets = std::env::var("BENCH_NETS").unwrap_or_else(|_| {
-        "buf100 fifo20 rrr30-1 byzagr4_0b rw_12 furnace_3 dpd_7.sync key_3.sync q_1.sync"
+        "buf100 fifo20 rrr30-1 byzagr4_2a byzagr4_0b rw_12 furnace_3 dpd_7.sync key_3.sync \
+         q_1.sync"
             .to_string()
     });
     let formulas: usize = std::env::var("BENCH_FORMULAS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(50);
-    let per_formula = Duration::from_secs(30);
+        .unwrap_or(100);
+    let limits = || Limits::new(Some(Duration::from_secs(30)), None);
     println!(
-        "net\tevents\tcutoffs\tprefix_s\tencode_s\tvars\tclauses\tfound\tabsent\tunknown\tmean_ms\tmax_ms\tbounds_exact\tbounds_mean_ms\tbounds_max_ms"
+        "| net | events | cutoffs | prefix s | encoding s | found / absent / unknown | \
+         median ms | max ms | deadlock | deadlock ms | bounds exact | bound median ms | \
+         bound max ms | all places | all places ms |"
     );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for name in nets.split_whitespace() {
         let net = load(&format!("pep/{name}.ll_net"));
         let t0 = Instant::now();
         let Some(run) = prefix(&net, Order::Erv) else {
-            println!("{name}\tnot safe");
+            println!("| {name} | not safe |");
             continue;
         };
         let prefix_s = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
         let mut checker = PrefixChecker::new(&net, &run.prefix);
         let encode_s = t1.elapsed().as_secs_f64();
-        let size = checker.size();
         let (np, nt) = (net.places.len() as u32, net.transitions.len() as u32);
         let mut counts = BTreeMap::<&str, usize>::new();
-        let (mut total, mut max) = (Duration::ZERO, Duration::ZERO);
+        let mut times = Vec::new();
         for target in draw(arb_bench_target(np, nt), formulas) {
             let t = Instant::now();
-            let answer = checker.find(&target, &Limits::new(Some(per_formula), None));
-            let dt = t.elapsed();
-            total += dt;
-            max = max.max(dt);
+            let answer = checker.find(&target, &limits());
+            times.push(t.elapsed());
             *counts
                 .entry(match answer {
                     Search::Found(_) => "found",
@@ -517,37 +527,54 @@ fn bench_large_pep_nets() {
                 })
                 .or_default() += 1;
         }
-        let (mut btotal, mut bmax) = (Duration::ZERO, Duration::ZERO);
+        let (median, max) = median_max(&mut times);
+        let t = Instant::now();
+        let deadlock = match checker.find(&Predicate::Deadlock, &limits()) {
+            Search::Found(w) => format!("yes ({} steps)", w.len()),
+            Search::Absent => "no".to_string(),
+            Search::Unknown(_) => "?".to_string(),
+        };
+        let deadlock_ms = t.elapsed().as_secs_f64() * 1e3;
         let sums = draw(
             proptest::collection::btree_set(0..np, 1..=8).prop_map(|ps| Linear {
                 constant: 0,
                 terms: ps.into_iter().map(|p| (p, 1)).collect(),
             }),
-            5,
+            10,
         );
-        let mut exact = 0;
+        let (mut exact, mut btimes) = (0, Vec::new());
         for sum in &sums {
             let t = Instant::now();
-            let b = checker.bound(sum, &Limits::new(Some(per_formula), None));
-            let dt = t.elapsed();
-            btotal += dt;
-            bmax = bmax.max(dt);
+            let b = checker.bound(sum, &limits());
+            btimes.push(t.elapsed());
             exact += usize::from(b.exact().is_some());
         }
+        let (bmedian, bmax) = median_max(&mut btimes);
+        let all = Linear {
+            constant: 0,
+            terms: (0..np).map(|p| (p, 1)).collect(),
+        };
+        let t = Instant::now();
+        let b = checker.bound(&all, &limits());
+        let all_ms = t.elapsed().as_secs_f64() * 1e3;
+        let all = match b.exact() {
+            Some(v) => v.to_string(),
+            None => format!(
+                "{}..{}",
+                b.lower,
+                b.upper.map_or("?".into(), |u| u.to_string())
+            ),
+        };
         println!(
-            "{name}\t{}\t{}\t{prefix_s:.3}\t{encode_s:.3}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{:.2}\t{exact}/{}\t{:.2}\t{:.2}",
+            "| {name} | {} | {} | {prefix_s:.3} | {encode_s:.3} | {} / {} / {} | {median:.2} | \
+             {max:.1} | {deadlock} | {deadlock_ms:.1} | {exact}/{} | {bmedian:.2} | {bmax:.1} | \
+             {all} | {all_ms:.1} |",
             run.prefix.events.len(),
             run.prefix.cutoffs(),
-            size.variables,
-            size.clauses,
             counts.get("found").unwrap_or(&0),
             counts.get("absent").unwrap_or(&0),
             counts.get("unknown").unwrap_or(&0),
-            total.as_secs_f64() * 1e3 / formulas as f64,
-            max.as_secs_f64() * 1e3,
             sums.len(),
-            btotal.as_secs_f64() * 1e3 / sums.len() as f64,
-            bmax.as_secs_f64() * 1e3,
         );
     }
 }

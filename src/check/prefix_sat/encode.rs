@@ -195,19 +195,16 @@ impl<'a> Encoding<'a> {
             }
             Predicate::Compare(a, c, b) => self.compare(a, *c, b)?,
             Predicate::Not(q) => !self.predicate(q)?,
-            Predicate::And(qs) => {
+            Predicate::And(qs) | Predicate::Or(qs) => {
                 let lits = qs
                     .iter()
                     .map(|q| self.predicate(q))
                     .collect::<Result<Vec<_>, _>>()?;
-                self.cnf.and(&lits)
-            }
-            Predicate::Or(qs) => {
-                let lits = qs
-                    .iter()
-                    .map(|q| self.predicate(q))
-                    .collect::<Result<Vec<_>, _>>()?;
-                self.cnf.or(&lits)
+                if matches!(p, Predicate::And(_)) {
+                    self.cnf.and(&lits)
+                } else {
+                    self.cnf.or(&lits)
+                }
             }
         })
     }
