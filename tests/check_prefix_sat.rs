@@ -182,14 +182,14 @@ fn arb_random_net() -> impl Strategy<Value = Net> {
 
 /// Nets of communicating state machines (one-token components, a shared lock, read arcs).
 fn arb_machines_net() -> impl Strategy<Value = Net> {
-    (1usize..=3, 2usize..=3)
+    (1usize..=4, 2usize..=4)
         .prop_flat_map(|(k, len)| {
             let step = (
                 proptest::collection::vec((0..k, 0..len, 0..len), 1..=2),
                 proptest::option::of((0..k, 0..len)),
                 0u8..3,
             );
-            (Just(k), Just(len), proptest::collection::vec(step, 1..=6))
+            (Just(k), Just(len), proptest::collection::vec(step, 1..=10))
         })
         .prop_map(|(k, len, steps)| common::machines_net(k, len, steps))
 }
