@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use super::climb;
+use super::prefix_sat;
 use super::equation::Equation;
 use super::explicit::{self, BoundQuery, NetMarking};
 use super::shortcuts::Shortcuts;
@@ -162,8 +163,9 @@ impl Goal {
 /// `Auto` runs, on what is still undecided: the structural shortcuts (the initial marking,
 /// invariants, dead transitions, bounds), the explicit engine for a tenth of the time (small
 /// state spaces end there), random walks for a tenth of what is left (witnesses deep in large
-/// state spaces), best-first climbs towards the open bounds for a fifth of the rest, then the
-/// explicit engine again with what is left.
+/// state spaces), best-first climbs towards the open bounds for a fifth of the rest, on nets
+/// that look 1-safe the complete prefix by SAT with half of what is left, then the explicit
+/// engine again with the rest.
 ///
 /// The error is a counter overflow at 64 bits.
 pub fn check(
@@ -193,19 +195,22 @@ pub fn check(
             if limits.check_time().is_ok() {
                 work.climb(limits)?;
             }
+            if !work.open().is_empty() && looks_safe(net) && limits.check_time().is_ok() {
+                work.prefix(&limits.phase(limits.remaining().map(|r| r / 2)));
+            }
             if !work.open().is_empty() && limits.check_time().is_ok() {
                 work.explicit(limits)?;
             }
         }
-        EngineChoice::Prefix => {
-            for i in work.open() {
-                work.answers[i].unknown = Some(Unknown::Unsupported(
-                    "the prefix engine is not available yet".into(),
-                ));
-            }
-        }
+        EngineChoice::Prefix => work.prefix(limits),
     }
     Ok(work.finish())
+}
+
+/// Nets whose initial marking and arc weights are at most 1 (the prefix's domain, unless a
+/// run puts two tokens on a place, which the prefix detects).
+fn looks_safe(net: &Net) -> bool {
+    net.certified_safe() || (net.places.iter().all(|p| p.initial <= 1) && net.max_weight() <= 1)
 }
 
 /// Open reachability goals: their index and their target.
@@ -381,6 +386,32 @@ impl<'a> Work<'a> {
             self.bound(i, bound, Engine::Explicit);
         }
         Ok(())
+    }
+
+    /// The complete prefix, by SAT, on the open goals (1-safe nets; on others every open goal
+    /// says why it stays open).
+    fn prefix(&mut self, limits: &Limits) {
+        let (targets, sums) = self.split_open();
+        let preds: Vec<Predicate> = targets.iter().map(|(_, p)| p.clone()).collect();
+        let lins: Vec<Linear> = sums.iter().map(|(_, l)| l.clone()).collect();
+        match prefix_sat::check_net(self.net, &preds, &lins, limits) {
+            Ok(found) => {
+                for ((i, _), search) in targets.iter().zip(found.targets) {
+                    self.search(*i, search, Engine::Prefix);
+                }
+                for ((i, _), bound) in sums.iter().zip(found.bounds) {
+                    self.bound(*i, bound, Engine::Prefix);
+                }
+            }
+            Err(not_safe) => {
+                let open = targets.iter().map(|t| t.0).chain(sums.iter().map(|s| s.0));
+                for i in open {
+                    self.answers[i].unknown.get_or_insert(Unknown::Unsupported(format!(
+                        "the prefix engine needs a 1-safe net ({not_safe})"
+                    )));
+                }
+            }
+        }
     }
 
     /// Random walks on the open goals for `budget`.
