@@ -65,6 +65,10 @@ fn climb_with(
         lower,
         witness: Some(out.space.path_to(id)),
         upper,
-        stopped: if upper == Some(lower) { None } else { out.stopped },
+        stopped: if upper == Some(lower) {
+            None
+        } else {
+            out.stopped
+        },
     })
 }

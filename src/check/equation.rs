@@ -91,9 +91,8 @@ impl<'n> Equation<'n> {
         let neg: Vec<(PlaceIdx, i64)> = d.iter().map(|&(p, k)| (p, -k)).collect();
         let (a0, b0) = (i128::from(a.constant), i128::from(b.constant));
         // Whether `v·M ≥ need` is refuted.
-        let below = |v: &[(PlaceIdx, i64)], need: i128| {
-            self.upper(v).is_some_and(|u| i128::from(u) < need)
-        };
+        let below =
+            |v: &[(PlaceIdx, i64)], need: i128| self.upper(v).is_some_and(|u| i128::from(u) < need);
         let ge = || below(&d, b0 - a0);
         let gt = || below(&d, b0 - a0 + 1);
         let le = || below(&neg, a0 - b0);

@@ -6,9 +6,9 @@
 use std::time::{Duration, Instant};
 
 use super::climb;
-use super::prefix_sat;
 use super::equation::Equation;
 use super::explicit::{self, BoundQuery, NetMarking};
+use super::prefix_sat;
 use super::shortcuts::Shortcuts;
 use super::walk::{self, WalkOptions};
 use super::{Bound, Search};
@@ -316,9 +316,9 @@ impl<'a> Work<'a> {
         }
         // The state equation, on what the invariants left open: a tenth of the time left (at
         // most 10 s), at most a second per linear program.
-        let total = limits
-            .remaining()
-            .map_or(Duration::from_secs(10), |r| (r / 10).min(Duration::from_secs(10)));
+        let total = limits.remaining().map_or(Duration::from_secs(10), |r| {
+            (r / 10).min(Duration::from_secs(10))
+        });
         let (targets, sums) = self.split_open();
         if targets.is_empty() && sums.is_empty() {
             return;
@@ -343,9 +343,9 @@ impl<'a> Work<'a> {
     /// The answers, with a reason for every property left undecided.
     fn finish(mut self) -> Vec<Answer> {
         for i in self.open() {
-            self.answers[i].unknown.get_or_insert(Unknown::Unsupported(
-                "no engine chosen decided it".into(),
-            ));
+            self.answers[i]
+                .unknown
+                .get_or_insert(Unknown::Unsupported("no engine chosen decided it".into()));
         }
         self.answers
     }
@@ -406,9 +406,11 @@ impl<'a> Work<'a> {
             Err(not_safe) => {
                 let open = targets.iter().map(|t| t.0).chain(sums.iter().map(|s| s.0));
                 for i in open {
-                    self.answers[i].unknown.get_or_insert(Unknown::Unsupported(format!(
-                        "the prefix engine needs a 1-safe net ({not_safe})"
-                    )));
+                    self.answers[i]
+                        .unknown
+                        .get_or_insert(Unknown::Unsupported(format!(
+                            "the prefix engine needs a 1-safe net ({not_safe})"
+                        )));
                 }
             }
         }

@@ -87,8 +87,10 @@ impl Slopes {
                                     .binary_search_by_key(&p, |&(q, _)| q)
                                     .map_or(0, |i| sum.terms[i].1 as i64)
                             };
-                            let gain: i64 = t.post.iter().map(|a| k(a.place) * a.weight as i64).sum();
-                            let loss: i64 = t.pre.iter().map(|a| k(a.place) * a.weight as i64).sum();
+                            let gain: i64 =
+                                t.post.iter().map(|a| k(a.place) * a.weight as i64).sum();
+                            let loss: i64 =
+                                t.pre.iter().map(|a| k(a.place) * a.weight as i64).sum();
                             gain - loss
                         })
                         .collect()
@@ -99,7 +101,12 @@ impl Slopes {
 
     /// The transition a walk takes among `enabled`: climbing sum `j`, most of the time one of
     /// those that raise it most (at random among them), else any.
-    fn choose(&self, climbs: Option<usize>, enabled: &[Transition], rng: &mut SplitMix) -> Transition {
+    fn choose(
+        &self,
+        climbs: Option<usize>,
+        enabled: &[Transition],
+        rng: &mut SplitMix,
+    ) -> Transition {
         let pick = rng.below(enabled.len());
         let Some(j) = climbs else {
             return enabled[pick];
@@ -108,11 +115,18 @@ impl Slopes {
             return enabled[pick];
         }
         let slope = &self.0[j];
-        let best = enabled.iter().map(|&t| slope[t as usize]).max().unwrap_or(0);
+        let best = enabled
+            .iter()
+            .map(|&t| slope[t as usize])
+            .max()
+            .unwrap_or(0);
         if best <= 0 {
             return enabled[pick];
         }
-        let top = enabled.iter().filter(|&&t| slope[t as usize] == best).count();
+        let top = enabled
+            .iter()
+            .filter(|&&t| slope[t as usize] == best)
+            .count();
         let nth = rng.below(top);
         *enabled
             .iter()

@@ -420,17 +420,21 @@ impl<'n> Unfolder<'n> {
             let mut pre: Vec<PlaceIdx> = t.pre.iter().chain(&t.reads).map(|a| a.place).collect();
             pre.sort_unstable();
             pre.dedup();
-            let mut post: Vec<(PlaceIdx, u32)> = t
-                .post
-                .iter()
-                .map(|a| (a.place, a.weight))
-                .chain(
-                    t.reads
-                        .iter()
-                        .filter(|r| !t.post.iter().any(|a| a.place == r.place))
-                        .map(|a| (a.place, 1)),
-                )
-                .collect();
+            // A read arc is a loop: its token is consumed (it is in `pre`) and produced again,
+            // unless the transition consumes that place anyway (then the test adds nothing),
+            // or on top of what it produces there (then the place gets one token more: a
+            // second token, which the firing reports as unsafe).
+            let mut post: Vec<(PlaceIdx, u32)> =
+                t.post.iter().map(|a| (a.place, a.weight)).collect();
+            for r in &t.reads {
+                if t.pre.iter().any(|a| a.place == r.place) {
+                    continue;
+                }
+                match post.iter_mut().find(|a| a.0 == r.place) {
+                    Some(a) => a.1 += 1,
+                    None => post.push((r.place, 1)),
+                }
+            }
             post.sort_unstable();
             let dead = t.pre.iter().chain(&t.reads).any(|a| a.weight > 1);
             let multi_out = post.iter().any(|a| a.1 > 1);
@@ -906,6 +910,38 @@ impl<'n> Unfolder<'n> {
 mod tests {
     use super::*;
     use crate::model::net::{ArcKind, NetBuilder};
+
+    /// A read arc beside an input arc on the same place: the firing consumes the token (the
+    /// net's semantics), the read adds nothing. Beside an output arc: the place gets a second
+    /// token, so the net is not safe.
+    #[test]
+    fn a_read_arc_beside_another_arc_of_its_place() {
+        let mut b = NetBuilder::new("read-and-take");
+        let p = b.add_place("p", None, 1).unwrap();
+        let q = b.add_place("q", None, 0).unwrap();
+        let t = b.add_transition("t", None).unwrap();
+        b.add_arc(p, t, ArcKind::Input, 1).unwrap();
+        b.add_arc(p, t, ArcKind::Read, 1).unwrap();
+        b.add_arc(q, t, ArcKind::Output, 1).unwrap();
+        let net = b.finish();
+        let options = PrefixOptions {
+            order: Order::Erv,
+            deadlock: true,
+        };
+        let run = unfold_prefix(&net, options, &Limits::default(), &mut |_| {}).unwrap();
+        assert_eq!(run.prefix.events.len(), 1);
+        assert_eq!(run.prefix.marking(&[0]), vec![q]);
+        assert_eq!(run.deadlock, Some(DeadlockAnswer::Found(vec![0])));
+
+        let mut b = NetBuilder::new("read-and-give");
+        let p = b.add_place("p", None, 1).unwrap();
+        let t = b.add_transition("t", None).unwrap();
+        b.add_arc(p, t, ArcKind::Read, 1).unwrap();
+        b.add_arc(p, t, ArcKind::Output, 1).unwrap();
+        let net = b.finish();
+        let err = unfold_prefix(&net, options, &Limits::default(), &mut |_| {}).unwrap_err();
+        assert_eq!(err.place, "p");
+    }
 
     /// p0 -> a -> p1 -> b -> p0 plus q0 -> c -> q1: a cycle concurrent with a one-shot.
     fn small() -> Net {

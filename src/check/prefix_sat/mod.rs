@@ -29,10 +29,6 @@ use encode::Encoding;
 /// Decides targets and bounds of one safe net on one complete prefix of it.
 pub struct PrefixChecker<'a> {
     net: &'a Net,
-    /// Whether the prefix means what the net means: the unfolder takes a read arc for a loop
-    /// (consume and produce), which differs from the net's semantics when the transition also
-    /// consumes or produces the place; then the checker answers nothing.
-    faithful: bool,
     sys: NetSystem<'a>,
     encoding: Encoding<'a>,
 }
@@ -69,17 +65,8 @@ impl<'a> PrefixChecker<'a> {
     /// [`unfold_prefix`] and not stopped by a limit): an answer `Absent` or an exact bound
     /// relies on it.
     pub fn new(net: &'a Net, prefix: &'a Prefix) -> Self {
-        // A transition with an arc of weight above 1 into it never fires in a safe net, for
-        // the unfolder as for the net.
-        let faithful = net.transitions.iter().all(|t| {
-            t.pre.iter().chain(&t.reads).any(|a| a.weight > 1)
-                || t.reads
-                    .iter()
-                    .all(|r| !t.pre.iter().chain(&t.post).any(|a| a.place == r.place))
-        });
         PrefixChecker {
             net,
-            faithful,
             sys: NetSystem::new(net),
             encoding: Encoding::new(net, prefix),
         }
@@ -97,7 +84,7 @@ impl<'a> PrefixChecker<'a> {
     /// or unknown when a limit stopped the solver (the reason), or `None` when the target's sums
     /// are beyond the encoding or a transition reads a place it also consumes or produces.
     pub fn find(&mut self, target: &Predicate, limits: &Limits) -> Search {
-        if !self.faithful || !self.in_net(target) {
+        if !self.in_net(target) {
             return Search::Unknown(None);
         }
         let lit = match self.encoding.predicate(target) {
@@ -136,7 +123,7 @@ impl<'a> PrefixChecker<'a> {
             upper: None,
             stopped: None,
         };
-        if !self.faithful || sum.places().any(|p| p as usize >= self.net.places.len()) {
+        if sum.places().any(|p| p as usize >= self.net.places.len()) {
             return bound;
         }
         let Ok(terms) = self.encoding.linear_terms(sum) else {
