@@ -16,6 +16,10 @@ const INSTANCES: &[&str] = &[
     "Philosophers-PT-000005",
     "ERK-PT-000001",
     "SimpleLoadBal-PT-02",
+    // Some formulas decided on the complete prefix by SAT.
+    "DES-PT-01a",
+    "Angiogenesis-PT-20",
+    "TriangularGrid-PT-1500",
 ];
 
 /// In debug builds (20 times slower) only the first instances.
