@@ -195,7 +195,7 @@ pub fn check(
             if limits.check_time().is_ok() {
                 work.climb(limits)?;
             }
-            if !work.open().is_empty() && looks_safe(net) && limits.check_time().is_ok() {
+            if !work.open().is_empty() && net.looks_safe() && limits.check_time().is_ok() {
                 work.prefix(&limits.phase(limits.remaining().map(|r| r / 2)));
             }
             if !work.open().is_empty() && limits.check_time().is_ok() {
@@ -205,12 +205,6 @@ pub fn check(
         EngineChoice::Prefix => work.prefix(limits),
     }
     Ok(work.finish())
-}
-
-/// Nets whose initial marking and arc weights are at most 1 (the prefix's domain, unless a
-/// run puts two tokens on a place, which the prefix detects).
-fn looks_safe(net: &Net) -> bool {
-    net.certified_safe() || (net.places.iter().all(|p| p.initial <= 1) && net.max_weight() <= 1)
 }
 
 /// Open reachability goals: their index and their target.

@@ -258,7 +258,7 @@ fn deadlock(
             }
         },
         DeadlockMethod::Auto => {
-            if !looks_safe(net) {
+            if !net.looks_safe() {
                 return explicit(answer, limits);
             }
             // Half the remaining time for the prefix, then whatever is left for the state space.
@@ -282,12 +282,6 @@ fn deadlock(
             }
         }
     }
-}
-
-/// Nets whose initial marking and arc weights are at most 1 (the prefix's domain, unless a
-/// run puts two tokens on a place, which the prefix detects).
-fn looks_safe(net: &Net) -> bool {
-    net.certified_safe() || (net.places.iter().all(|p| p.initial <= 1) && net.max_weight() <= 1)
 }
 
 /// What the prefix said about deadlocks.

@@ -372,6 +372,14 @@ impl Net {
         )
     }
 
+    /// Whether the net is in the complete prefix's domain as far as can be seen without
+    /// exploring: certified 1-safe, or an initial marking and arc weights of at most 1 (a run
+    /// that puts two tokens on a place is then found by the prefix itself).
+    pub fn looks_safe(&self) -> bool {
+        self.certified_safe()
+            || (self.places.iter().all(|p| p.initial <= 1) && self.max_weight() <= 1)
+    }
+
     /// Input transitions (producers) and output transitions (consumers) of every place.
     pub fn place_neighbours(&self) -> (Vec<Vec<TransIdx>>, Vec<Vec<TransIdx>>) {
         let mut producers = vec![Vec::new(); self.places.len()];
