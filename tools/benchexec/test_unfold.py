@@ -41,6 +41,19 @@ def run(tool, executable, options, input_file, limits=(None, None)):
     return result, output, cmdline
 
 
+# One UpperBounds formula on ERK: the bound of RKIP is 1 (it starts with one token, and a
+# P-semiflow keeps the tokens of RKIP and its complexes at one).
+UPPER_BOUNDS = """<?xml version="1.0"?>
+<property-set xmlns="http://mcc.lip6.fr/">
+  <property>
+    <id>ERK-UB-0</id>
+    <description>bound of RKIP</description>
+    <formula><place-bound><place>RKIP</place></place-bound></formula>
+  </property>
+</property-set>
+"""
+
+
 def main():
     if not os.path.isdir(NETS):
         sys.exit(f"{NETS} is missing")
@@ -97,7 +110,16 @@ def main():
         expect("mcc states", tool.get_value_from_output(out, "states"), "13")
         result, _, _ = run(tool, executable, ["mcc", "--examination", "Liveness"], model)
         expect("mcc Liveness", result, "true")
+        # A formula examination reads its formulas beside the model: without the file, the
+        # answer is CANNOT_COMPUTE (an error); with it, one FORMULA line per formula.
         result, _, _ = run(tool, executable, ["mcc", "--examination", "UpperBounds"], model)
+        expect("mcc formulas missing", result.startswith("ERROR"), True)
+        with open(os.path.join(folder, "UpperBounds.xml"), "w") as f:
+            f.write(UPPER_BOUNDS)
+        result, out, _ = run(tool, executable, ["mcc", "--examination", "UpperBounds"], model)
+        expect("mcc UpperBounds", result, "done")
+        expect("mcc bound line", any(l.startswith("FORMULA ERK-UB-0 1 ") for l in out), True)
+        result, _, _ = run(tool, executable, ["mcc", "--examination", "LTLCardinality"], model)
         expect("mcc unsupported", result, "DO_NOT_COMPETE")
 
     if failures:
