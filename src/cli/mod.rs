@@ -8,6 +8,7 @@
 pub mod batch;
 pub mod check;
 pub mod convert;
+pub mod docs;
 pub mod edpor;
 pub mod info;
 pub mod mcc;
@@ -65,6 +66,10 @@ pub enum Command {
     Batch(batch::BatchArgs),
     /// Model Checking Contest entry point: answer $BK_EXAMINATION on ./model.pnml.
     Mcc(mcc::MccArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(docs::CompletionsArgs),
+    /// Print the manual page (`unfold man | man -l -`), or write all pages with `--out DIR`.
+    Man(docs::ManArgs),
 }
 
 /// The subcommand the user probably meant when the first argument is no file and no
@@ -107,6 +112,10 @@ pub fn run(cli: Cli, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         Command::Prefix(args) => prefix::run(&args, interrupt),
         Command::Batch(args) => batch::run(&args, interrupt),
         Command::Mcc(args) => mcc::run(&args, interrupt),
+        Command::Completions(args) => {
+            docs::completions(&args, <Cli as clap::CommandFactory>::command())
+        }
+        Command::Man(args) => docs::man(&args, <Cli as clap::CommandFactory>::command()),
     }
 }
 
