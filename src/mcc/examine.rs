@@ -4,13 +4,14 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::answer::{
     CANNOT_COMPUTE, Examination, StateSpaceAnswer, Technique, formula_line, property_line,
     state_space_lines,
 };
 use crate::check;
+use crate::check::global::{Early, Method};
 use crate::check::run::{Engine, EngineChoice, Unknown, Value};
 use crate::explore::global::{self, GlobalRun, Property};
 use crate::explore::limits::{Limits, StopReason};
@@ -20,6 +21,7 @@ use crate::explore::udpor::{self, UdporOptions};
 use crate::model::net::Net;
 use crate::model::net_system::NetSystem;
 use crate::property::{Names, Query};
+use crate::structural::{self, Facts};
 use crate::system::Overflow;
 use crate::unfolding::order::Order;
 
@@ -61,6 +63,21 @@ impl Answer {
 
 const EXPLICIT: &[Technique] = &[Technique::Explicit, Technique::SequentialProcessing];
 const UNFOLDING: &[Technique] = &[Technique::NetUnfolding, Technique::SequentialProcessing];
+const STRUCTURAL: &[Technique] = &[Technique::Topological, Technique::SequentialProcessing];
+const TRAPS: &[Technique] = &[
+    Technique::Topological,
+    Technique::SatSmt,
+    Technique::SequentialProcessing,
+];
+
+/// The most time the structural facts and the trap argument take, and at most this share of
+/// the budget.
+const STRUCTURAL_CAP: Duration = Duration::from_secs(2);
+const STRUCTURAL_SHARE: f64 = 0.1;
+
+/// The most time the random walks take, and at most this share of what is left.
+const WALK_CAP: Duration = Duration::from_secs(10);
+const WALK_SHARE: f64 = 0.1;
 
 /// Answers `exam` on `net` within `limits` (whose interruption flag is `interrupt`); `budget`
 /// is the whole time budget, split between engines where one runs before another. The
@@ -99,8 +116,95 @@ pub fn examine(
             return Ok(answer);
         }
     };
-    answer.stopped = global_property(&mut answer, exam, property, net, limits, interrupt)?;
+    answer.stopped = global_property(&mut answer, exam, property, net, limits, budget, interrupt)?;
     Ok(answer)
+}
+
+/// A verdict on a global property before the exhaustive engines: from the structural facts
+/// (and the trap argument), then from random walks where they can settle it. Records the
+/// line and returns true when one is found.
+fn early_verdict(
+    answer: &mut Answer,
+    exam: Examination,
+    property: Property,
+    net: &Net,
+    limits: &Limits,
+    budget: Option<Duration>,
+) -> Result<bool, Overflow> {
+    Ok(
+        structural_verdict(answer, exam, property, net, limits, budget)
+            || walk_verdict(answer, exam, property, net, limits, budget)?,
+    )
+}
+
+/// `share` of what `budget` leaves, at most `cap` (`cap` without a budget).
+fn share_of(budget: Option<Duration>, limits: &Limits, share: f64, cap: Duration) -> Duration {
+    budget.map_or(cap, |b| {
+        b.saturating_sub(limits.elapsed()).mul_f64(share).min(cap)
+    })
+}
+
+/// The structural part of [`early_verdict`].
+fn structural_verdict(
+    answer: &mut Answer,
+    exam: Examination,
+    property: Property,
+    net: &Net,
+    limits: &Limits,
+    budget: Option<Duration>,
+) -> bool {
+    let time = share_of(budget, limits, STRUCTURAL_SHARE, STRUCTURAL_CAP);
+    let started = Instant::now();
+    let facts = Facts::of(
+        net,
+        &structural::Budget {
+            time: time / 2,
+            ..structural::Budget::default()
+        },
+    );
+    match check::global::structural(net, property, &facts, started + time) {
+        Some(early) => {
+            let by = match early.method {
+                Method::Traps => TRAPS,
+                Method::Structural | Method::Walk => STRUCTURAL,
+            };
+            record_early(answer, exam, early, by);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The random-walk part of [`early_verdict`].
+fn walk_verdict(
+    answer: &mut Answer,
+    exam: Examination,
+    property: Property,
+    net: &Net,
+    limits: &Limits,
+    budget: Option<Duration>,
+) -> Result<bool, Overflow> {
+    if limits.check_time().is_err() {
+        return Ok(false);
+    }
+    let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
+    Ok(
+        match check::global::by_walks(net, property, time, limits)? {
+            Some(early) => {
+                record_early(answer, exam, early, EXPLICIT);
+                true
+            }
+            None => false,
+        },
+    )
+}
+
+fn record_early(answer: &mut Answer, exam: Examination, early: Early, by: &[Technique]) {
+    answer.note(early.evidence);
+    if let Some(run) = early.witness {
+        answer.note(format!("a run of {} transitions shows it", run.len()));
+    }
+    answer.line(formula_line(exam, Some(early.verdict), by));
 }
 
 /// The techniques of an engine of the property checker.
@@ -217,15 +321,19 @@ fn report_global(
     }
 }
 
-/// An examination decided on the explicit reachability graph.
+/// An examination decided early ([`early_verdict`]) or on the explicit reachability graph.
 fn global_property(
     answer: &mut Answer,
     exam: Examination,
     property: Property,
     net: &Net,
     limits: &Limits,
+    budget: Option<Duration>,
     interrupt: &AtomicBool,
 ) -> Result<Option<StopReason>, Overflow> {
+    if early_verdict(answer, exam, property, net, limits, budget)? {
+        return Ok(None);
+    }
     let run = global::decide(net, property, limits, Some(interrupt), &mut |_| {})?;
     Ok(report_global(answer, exam, &run, EXPLICIT))
 }
@@ -240,8 +348,15 @@ fn deadlock(
     interrupt: &Arc<AtomicBool>,
 ) -> Result<Option<StopReason>, Overflow> {
     let exam = Examination::ReachabilityDeadlock;
-    let explicit = |answer: &mut Answer, limits: &Limits| {
-        global_property(answer, exam, Property::Deadlock, net, limits, interrupt)
+    let explicit = |answer: &mut Answer, limits: &Limits| -> Result<_, Overflow> {
+        let run = global::decide(
+            net,
+            Property::Deadlock,
+            limits,
+            Some(interrupt),
+            &mut |_| {},
+        )?;
+        Ok(report_global(answer, exam, &run, EXPLICIT))
     };
     match method {
         DeadlockMethod::Reach => explicit(answer, limits),
@@ -258,10 +373,19 @@ fn deadlock(
             }
         },
         DeadlockMethod::Auto => {
-            if !net.looks_safe() {
-                return explicit(answer, limits);
+            if structural_verdict(answer, exam, Property::Deadlock, net, limits, budget) {
+                return Ok(None);
             }
-            // Half the remaining time for the prefix, then whatever is left for the state space.
+            let walks_then_explicit = |answer: &mut Answer| -> Result<_, Overflow> {
+                if walk_verdict(answer, exam, Property::Deadlock, net, limits, budget)? {
+                    return Ok(None);
+                }
+                explicit(answer, limits)
+            };
+            if !net.looks_safe() {
+                return walks_then_explicit(answer);
+            }
+            // Half the remaining time for the prefix, then walks and the state space.
             let first = budget.map(|t| t.saturating_sub(limits.elapsed()) / 2);
             let prefix_limits =
                 Limits::new(first, limits.mem_limit()).with_interrupt_flag(interrupt.clone());
@@ -269,7 +393,7 @@ fn deadlock(
                 PrefixVerdict::Decided => Ok(None),
                 PrefixVerdict::NotSafe(why) => {
                     answer.note(format!("{why}; deciding on the explicit state space"));
-                    explicit(answer, limits)
+                    walks_then_explicit(answer)
                 }
                 PrefixVerdict::Stopped(StopReason::Interrupted) => {
                     answer.line(formula_line(exam, None, UNFOLDING));
@@ -277,7 +401,7 @@ fn deadlock(
                 }
                 PrefixVerdict::Stopped(reason) => {
                     answer.note(format!("prefix stopped ({reason}); trying the state space"));
-                    explicit(answer, limits)
+                    walks_then_explicit(answer)
                 }
             }
         }

@@ -7,7 +7,9 @@
 //! - [`dead`]: transitions that can never fire, places whose marking never changes;
 //! - [`bounds`]: intervals of place counts and of linear sums of counts, from the two above;
 //! - [`state_equation`]: upper bounds of linear sums from the state equation `M = M₀ + C·x`,
-//!   by LP, each certified by a dual vector checked in exact arithmetic.
+//!   by LP, each certified by a dual vector checked in exact arithmetic;
+//! - [`traps`]: deadlock freedom when every set of places that could be empty at a dead
+//!   marking holds an initially marked trap (a SAT search over such sets).
 //!
 //! [`Facts`] gathers them for one net, computed once. Every fact is sound on its own: it holds
 //! of every reachable marking, whatever the budget (a smaller budget finds fewer facts, never
@@ -18,6 +20,7 @@ mod cover;
 pub mod dead;
 pub mod semiflows;
 pub mod state_equation;
+pub mod traps;
 
 use std::time::{Duration, Instant};
 

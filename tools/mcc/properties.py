@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Answer the formula examinations of the contest's instances and score them against the
-contest's answers.
+"""Answer the examinations of the contest's instances and score them against the contest's
+answers: the formula examinations (16 formulas each) and the global properties
+(ReachabilityDeadlock, OneSafe, QuasiLiveness, StableMarking, Liveness: one answer each).
 
 Usage: tools/mcc/properties.py [--timeout S] [--jobs N] [--examinations E,E] [--binary B]
                                [--instances NAME,NAME] [--csv OUT] [MCC_DIR]
@@ -8,7 +9,7 @@ Usage: tools/mcc/properties.py [--timeout S] [--jobs N] [--examinations E,E] [--
 MCC_DIR defaults to ../shared/mcc (one folder per instance, oracle.tsv beside them). Every
 P/T instance (iscolored FALSE) is answered with `unfold mcc --examination E --timeout S`
 for each examination E (default ReachabilityCardinality, ReachabilityFireability,
-UpperBounds). Prints, per examination and per engine (the TECHNIQUES of the answer line),
+UpperBounds; `--examinations global` for the five global properties). Prints, per examination and per engine (the TECHNIQUES of the answer line),
 how many formulas were answered, how many of the contest's known answers were given, and
 every wrong answer; exits 1 when an answer differs from a known one.
 """
@@ -23,6 +24,7 @@ import sys
 import time
 
 EXAMS = ["ReachabilityCardinality", "ReachabilityFireability", "UpperBounds"]
+GLOBAL = ["ReachabilityDeadlock", "OneSafe", "QuasiLiveness", "StableMarking", "Liveness"]
 
 
 def engine_of(line):
@@ -30,6 +32,8 @@ def engine_of(line):
     if "TECHNIQUES" not in words:
         return "none"
     tech = words[words.index("TECHNIQUES") + 1 :]
+    if "SAT_SMT" in tech and "TOPOLOGICAL" in tech:
+        return "traps"
     if "SAT_SMT" in tech:
         return "prefix"
     if "TOPOLOGICAL" in tech:
@@ -67,7 +71,8 @@ def main():
     oracle = {}
     with open(os.path.join(args.mcc, "oracle.tsv")) as f:
         for row in csv.DictReader(f, delimiter="\t"):
-            oracle[row["id"]] = row["answer"]
+            # Global properties are named by the examination alone: key by instance too.
+            oracle[(row["instance"], row["id"])] = row["answer"]
     wanted = set(filter(None, args.instances.split(",")))
     instances = []
     for name in sorted(os.listdir(args.mcc)):
@@ -77,7 +82,7 @@ def main():
             continue
         if open(iscolored).read().strip() == "FALSE":
             instances.append((name, folder))
-    exams = args.examinations.split(",")
+    exams = GLOBAL if args.examinations == "global" else args.examinations.split(",")
     jobs = [(n, f, e) for (n, f) in instances for e in exams]
 
     # exam -> counters
@@ -93,9 +98,13 @@ def main():
         for fut in concurrent.futures.as_completed(futures):
             name, exam = futures[fut]
             lines, seconds, rc = fut.result()
-            ids = [k for k in oracle if k.startswith(f"{name}-{exam}-")]
+            ids = [
+                k
+                for (i, k) in oracle
+                if i == name and (k == exam or k.startswith(f"{name}-{exam}-"))
+            ]
             asked[exam] += len(ids)
-            known[exam] += sum(1 for k in ids if oracle[k] != "?")
+            known[exam] += sum(1 for k in ids if oracle[(name, k)] != "?")
             for line in lines:
                 words = line.split()
                 fid, value = words[1], words[2]
@@ -105,7 +114,7 @@ def main():
                     continue
                 answered[exam] += 1
                 by_engine[(exam, engine)] += 1
-                truth = oracle.get(fid, "?")
+                truth = oracle.get((name, fid), "?")
                 if truth != "?":
                     if truth == value:
                         known_given[exam] += 1

@@ -1,0 +1,211 @@
+//! The global properties of the contest (deadlock, 1-safety, quasi-liveness, stable marking,
+//! liveness) decided before any exhaustive exploration: from the structural facts and the
+//! trap argument, or by random walks that meet a marking settling an existential question.
+//!
+//! Each verdict is sound on its own. Structural ones hold of every reachable marking by the
+//! fact that gives them (a dead transition is never enabled, so the net is neither
+//! quasi-live nor live; a constant place is a stable marking; upper bounds of one token on
+//! every place make the net 1-safe; see [`crate::structural`]); a walk's verdict is backed by
+//! its run, a firing sequence from the initial marking (a dead marking reached: a deadlock,
+//! and not live; two tokens on a place: not 1-safe; every transition enabled somewhere:
+//! quasi-live). Walks never prove a universal answer.
+
+use std::time::{Duration, Instant};
+
+use super::Search;
+use super::walk::{WalkOptions, walk};
+use crate::explore::global::Property;
+use crate::explore::limits::Limits;
+use crate::model::net::{Net, PlaceIdx, TransIdx};
+use crate::property::predicate::{Linear, Predicate};
+use crate::property::syntax::{Cmp, IntExpr};
+use crate::structural::Facts;
+use crate::structural::traps::{TrapVerdict, deadlock_free};
+use crate::system::Overflow;
+
+/// How a global verdict was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// From the structural facts, without firing anything.
+    Structural,
+    /// From the trap argument (a SAT search over sets of places).
+    Traps,
+    /// A random walk met a marking that settles it.
+    Walk,
+}
+
+/// A verdict found early, with its evidence in the net's words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Early {
+    /// The answer to the property as the contest asks it.
+    pub verdict: bool,
+    /// Why it holds.
+    pub evidence: String,
+    /// How it was found.
+    pub method: Method,
+    /// For a walk, the firing sequence to the marking that settles it.
+    pub witness: Option<Vec<TransIdx>>,
+}
+
+impl Early {
+    fn structural(verdict: bool, evidence: String) -> Early {
+        Early {
+            verdict,
+            evidence,
+            method: Method::Structural,
+            witness: None,
+        }
+    }
+}
+
+/// The verdict on `property` from the structural `facts` of `net` (and, for deadlocks, the
+/// trap argument, given until `deadline`), if they settle it.
+pub fn structural(
+    net: &Net,
+    property: Property,
+    facts: &Facts,
+    deadline: Instant,
+) -> Option<Early> {
+    let place = |p: usize| net.places[p].label.as_str();
+    let transition = |t: usize| net.transitions[t].label.as_str();
+    let dead = (0..net.transitions.len()).find(|&t| facts.is_dead(t as TransIdx));
+    match property {
+        Property::Deadlock => {
+            if net.transitions.is_empty() {
+                return Some(Early::structural(true, "the net has no transition".into()));
+            }
+            if let Some(t) =
+                (0..net.transitions.len()).find(|&t| facts.always_enabled(t as TransIdx))
+            {
+                let why = format!(
+                    "transition {} is enabled in every reachable marking",
+                    transition(t)
+                );
+                return Some(Early::structural(false, why));
+            }
+            match deadlock_free(net, facts, deadline) {
+                TrapVerdict::DeadlockFree { traps } => Some(Early {
+                    method: Method::Traps,
+                    ..Early::structural(
+                        false,
+                        format!(
+                            "every set of places that could be empty at a dead marking holds \
+                             an initially marked trap ({traps} traps)"
+                        ),
+                    )
+                }),
+                TrapVerdict::Candidate(_) | TrapVerdict::GaveUp => None,
+            }
+        }
+        Property::OneSafe => {
+            if let Some(p) = (0..net.places.len()).find(|&p| net.places[p].initial > 1) {
+                let why = format!(
+                    "place {} holds {} tokens initially",
+                    place(p),
+                    net.places[p].initial
+                );
+                return Some(Early::structural(false, why));
+            }
+            if net.certified_safe() {
+                return Some(Early::structural(
+                    true,
+                    "the NUPN block certifies the net safe".into(),
+                ));
+            }
+            (0..net.places.len())
+                .all(|p| facts.upper(p as PlaceIdx).is_some_and(|u| u <= 1))
+                .then(|| {
+                    Early::structural(
+                        true,
+                        "the P-semiflows bound every place by one token".into(),
+                    )
+                })
+        }
+        Property::QuasiLiveness => dead.map(|t| {
+            Early::structural(
+                false,
+                format!("transition {} can never fire", transition(t)),
+            )
+        }),
+        Property::StableMarking => (0..net.places.len())
+            .find(|&p| facts.is_constant(p as PlaceIdx))
+            .map(|p| {
+                Early::structural(
+                    true,
+                    format!("place {} never changes its marking", place(p)),
+                )
+            }),
+        Property::Liveness => dead.map(|t| {
+            Early::structural(
+                false,
+                format!("transition {} can never fire", transition(t)),
+            )
+        }),
+    }
+}
+
+/// The verdict on `property` found by random walks within `budget`, if they meet a marking
+/// that settles it.
+pub fn by_walks(
+    net: &Net,
+    property: Property,
+    budget: Duration,
+    limits: &Limits,
+) -> Result<Option<Early>, Overflow> {
+    let at_least = |p: usize, k: u64| {
+        Predicate::Compare(
+            Linear::of(&IntExpr::Tokens(vec![p as PlaceIdx])),
+            Cmp::Ge,
+            Linear::of(&IntExpr::Const(k)),
+        )
+    };
+    let targets: Vec<Predicate> = match property {
+        Property::Deadlock | Property::Liveness if !net.transitions.is_empty() => {
+            vec![Predicate::Deadlock]
+        }
+        Property::OneSafe => vec![Predicate::Or(
+            (0..net.places.len()).map(|p| at_least(p, 2)).collect(),
+        )],
+        Property::QuasiLiveness => (0..net.transitions.len())
+            .map(|t| Predicate::Fireable(vec![t as TransIdx]))
+            .collect(),
+        _ => return Ok(None),
+    };
+    if targets.is_empty() {
+        return Ok(None);
+    }
+    let run = walk(net, &targets, &[], WalkOptions::default(), budget, limits)?;
+    let found = |i: usize| match &run.searches[i] {
+        Search::Found(w) => Some(w.clone()),
+        _ => None,
+    };
+    let early = |verdict: bool, evidence: &str, witness: Vec<TransIdx>| Early {
+        verdict,
+        evidence: evidence.to_string(),
+        method: Method::Walk,
+        witness: Some(witness),
+    };
+    Ok(match property {
+        Property::Deadlock => {
+            found(0).map(|w| early(true, "a random walk reached a dead marking", w))
+        }
+        Property::Liveness => {
+            found(0).map(|w| early(false, "a random walk reached a dead marking", w))
+        }
+        Property::OneSafe => {
+            found(0).map(|w| early(false, "a random walk put two tokens on a place", w))
+        }
+        Property::QuasiLiveness => {
+            // Every transition enabled somewhere: one run per transition, no single witness.
+            (0..targets.len())
+                .all(|i| found(i).is_some())
+                .then(|| Early {
+                    verdict: true,
+                    evidence: "random walks enabled every transition".into(),
+                    method: Method::Walk,
+                    witness: None,
+                })
+        }
+        Property::StableMarking => None,
+    })
+}
