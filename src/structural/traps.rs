@@ -82,10 +82,10 @@ pub fn deadlock_free(net: &Net, facts: &Facts, deadline: Instant) -> TrapVerdict
         }
     }
     // 2. Places always marked, and the supports of semiflows carrying tokens.
-    for p in 0..places {
+    for (p, &lit) in empty.iter().enumerate() {
         if facts.lower(p as PlaceIdx) >= 1 {
             clause.clear();
-            clause.push(!empty[p]);
+            clause.push(!lit);
             solver.add_clause_reuse(&mut clause);
         }
     }
