@@ -14,6 +14,7 @@ pub mod global;
 pub mod prefix_sat;
 pub mod run;
 pub mod shortcuts;
+pub mod unbounded;
 pub mod walk;
 
 use crate::explore::limits::StopReason;

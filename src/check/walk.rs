@@ -45,10 +45,10 @@ pub struct WalkRun {
 }
 
 /// SplitMix64: a tiny, well-distributed generator; walks need speed, not cryptography.
-struct SplitMix(u64);
+pub(super) struct SplitMix(pub(super) u64);
 
 impl SplitMix {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -56,7 +56,7 @@ impl SplitMix {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (((self.next() >> 32) * n as u64) >> 32) as usize
     }
 }

@@ -6,7 +6,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{Report, describe_stop, head, stopped_json, tail, witness_json, witness_line};
+use crate::check::unbounded::Pumping;
 use crate::explore::reach::NetReach;
+use crate::model::net::Net;
 use crate::report::stats::{Stats, human_bytes};
 
 /// The report of `r`, explored from `file`, `elapsed` after the run started.
@@ -19,6 +21,16 @@ pub fn report(r: &NetReach, file: &Path, elapsed: Duration) -> Report {
     stats.add("edges", "edges", r.edges);
     stats.add("deadlocks", "deadlocks", r.deadlocks);
     stats.add("safe", "1-safe", r.safe);
+    // A finished exploration is the proof of boundedness; a stopped one proves nothing.
+    stats.add(
+        "bounded",
+        "bounded",
+        if complete {
+            Value::Bool(true)
+        } else {
+            Value::Null
+        },
+    );
     stats.add(
         "max_tokens_in_place",
         "max tokens in a place",
@@ -62,5 +74,62 @@ pub fn report(r: &NetReach, file: &Path, elapsed: Duration) -> Report {
         notes,
         found: r.deadlocks > 0,
         complete,
+    }
+}
+
+/// The report of a net shown unbounded by `pumping` before any exploration: the counts of
+/// markings are infinite, so they are left unknown, and the run is not complete.
+pub fn unbounded_report(net: &Net, pumping: &Pumping, file: &Path, elapsed: Duration) -> Report {
+    let mut stats = Stats::new();
+    head(&mut stats, file, "reach", false);
+    stats.add_json("stopped", "unbounded");
+    stats.add("states", "reachable states", Value::Null);
+    stats.add("safe", "1-safe", false);
+    stats.add("bounded", "bounded", false);
+    let names = |run: &[u32]| -> Vec<String> {
+        run.iter()
+            .map(|&t| net.transitions[t as usize].label.to_string())
+            .collect()
+    };
+    let grows: serde_json::Map<String, Value> = pumping
+        .grows
+        .iter()
+        .map(|&(p, k)| (net.places[p as usize].label.to_string(), Value::from(k)))
+        .collect();
+    stats.add_json(
+        "unbounded_witness",
+        serde_json::json!({
+            "prefix": names(&pumping.prefix),
+            "pump": names(&pumping.pump),
+            "grows": grows,
+        }),
+    );
+    tail(&mut stats, elapsed);
+    let shown = |run: &[u32]| {
+        if run.is_empty() {
+            "(nothing)".to_string()
+        } else {
+            names(run).join(" ")
+        }
+    };
+    let growth: Vec<String> = pumping
+        .grows
+        .iter()
+        .map(|&(p, k)| format!("{} (+{k})", net.places[p as usize].label))
+        .collect();
+    let notes = vec![
+        format!(
+            "unbounded: fire {}, then repeat {}; each round adds to {}",
+            shown(&pumping.prefix),
+            shown(&pumping.pump),
+            growth.join(", ")
+        ),
+        "stopped: the net is unbounded, its reachable markings are infinitely many".to_string(),
+    ];
+    Report {
+        stats,
+        notes,
+        found: false,
+        complete: false,
     }
 }
