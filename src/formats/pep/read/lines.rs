@@ -156,7 +156,10 @@ pub(super) fn number<'a>(line: &Line<'a>, rest: In<'a>) -> Res<(i64, In<'a>)> {
     let text = std::str::from_utf8(digits).unwrap_or_default();
     match text.parse::<i64>() {
         Ok(n) if n.unsigned_abs() <= u32::MAX as u64 => Ok((n, after)),
-        _ => fail(line.off(rest), format!("number {text} is too large")),
+        _ => fail(
+            line.off(rest),
+            format!("number {text} is too large (at most {})", u32::MAX),
+        ),
     }
 }
 

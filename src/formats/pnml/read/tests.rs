@@ -278,6 +278,11 @@ fn bad_inputs() {
         (arc(r#"source="p" target="t""#, "-3"), "negative"),
         (arc(r#"source="p" target="t""#, "two"), "not a number"),
         (arc(r#"source="p" target="t""#, "4294967296"), "too large"),
+        // Beyond 64 bits too: "too large", not "not a number".
+        (
+            arc(r#"source="p" target="t""#, "99999999999999999999999"),
+            "99999999999999999999999 is too large",
+        ),
         (arc(r#"source="p" target="t""#, ""), "expected a number"),
         (
             wrap(r#"<place id="p"/><transition id="p"/>"#),

@@ -286,9 +286,19 @@ impl<'a> Parser<'a> {
                 format!("{what} must not be negative, found '{}'", shorten(text)),
             ));
         }
-        let v: u64 = text
-            .parse()
-            .map_err(|_| self.err(off, format!("{what} is not a number: '{}'", shorten(text))))?;
+        let v: u64 = text.parse().map_err(|_| {
+            // All digits and still no u64: say so, rather than "not a number".
+            let why = if text.bytes().all(|b| b.is_ascii_digit()) {
+                format!(
+                    "{what} {} is too large (at most {})",
+                    shorten(text),
+                    u32::MAX
+                )
+            } else {
+                format!("{what} is not a number: '{}'", shorten(text))
+            };
+            self.err(off, why)
+        })?;
         u32::try_from(v).map_err(|_| {
             self.err(
                 off,
