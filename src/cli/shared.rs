@@ -215,7 +215,7 @@ fn write_report_to(
         }
     }
     if let Some(path) = &output.json {
-        let text = serde_json::to_string_pretty(&stats.to_json())?;
+        let text = serde_json::to_string_pretty(&with_provenance(stats.to_json()))?;
         if json_to_stdout {
             writeln!(stdout.lock(), "{text}")?;
         } else {
@@ -227,6 +227,19 @@ fn write_report_to(
         }
     }
     Ok(())
+}
+
+/// `json` (an object) with what made it: the crate's version and the command line, so that a
+/// report read later says which build and which options produced it.
+fn with_provenance(mut json: serde_json::Value) -> serde_json::Value {
+    if let serde_json::Value::Object(map) = &mut json {
+        map.insert("version".into(), env!("CARGO_PKG_VERSION").into());
+        let args: Vec<serde_json::Value> = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned().into())
+            .collect();
+        map.insert("command_line".into(), args.into());
+    }
+    json
 }
 
 impl Outcome {
