@@ -16,8 +16,10 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
 use unfold::check::Search;
+use unfold::check::global::{by_walks, structural};
 use unfold::check::shortcuts::{Shortcuts, Truth};
 use unfold::check::unbounded::{PumpSearch, find_pumping};
+use unfold::explore::global::{Property, decide};
 use unfold::explore::limits::Limits;
 use unfold::explore::reach::explore;
 use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
@@ -511,6 +513,42 @@ fn pumping_finds_unbounded_random_nets() {
     }
     eprintln!("{pumped} of {open} unfinished explorations shown unbounded");
     assert!(open >= 20 && pumped * 10 >= open * 9, "{pumped} of {open}");
+}
+
+proptest! {
+    #![proptest_config(Config::with_cases(common::cases(512)))]
+
+    /// The early verdicts on the global properties (structural, trap argument, walks) agree
+    /// with the explicit state space wherever it decides.
+    #[test]
+    fn early_global_verdicts_agree_with_the_state_space(spec in arb_spec_of(2..=6, 1..=6)) {
+        let net = build(&spec);
+        let facts = Facts::of(&net, &Budget::default());
+        for property in [
+            Property::Deadlock,
+            Property::OneSafe,
+            Property::QuasiLiveness,
+            Property::StableMarking,
+            Property::Liveness,
+        ] {
+            let limits = Limits::default().with_mem_limit(Some(1 << 20));
+            let Some(truth) = decide(&net, property, &limits, None, &mut |_| {}).unwrap().verdict else {
+                continue;
+            };
+            let deadline = Instant::now() + Duration::from_secs(5);
+            if let Some(e) = structural(&net, property, &facts, deadline) {
+                prop_assert_eq!(e.verdict, truth, "{:?} structurally: {}", property, e.evidence);
+            }
+            let walked = by_walks(&net, property, Duration::from_millis(20), &Limits::default()).unwrap();
+            if let Some(e) = walked {
+                prop_assert_eq!(e.verdict, truth, "{:?} by walks: {}", property, e.evidence);
+                if let Some(run) = &e.witness {
+                    let initial: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
+                    prop_assert!(replay_run(&net, &initial, run).is_some(), "the witness does not fire");
+                }
+            }
+        }
+    }
 }
 
 /// The trap argument's verdict on `spec`, and whether a reachable marking is dead (with

@@ -8,18 +8,21 @@
 //! every place make the net 1-safe; see [`crate::structural`]); a walk's verdict is backed by
 //! its run, a firing sequence from the initial marking (a dead marking reached: a deadlock,
 //! and not live; two tokens on a place: not 1-safe; every transition enabled somewhere:
-//! quasi-live). Walks never prove a universal answer.
+//! quasi-live; a transition that the net's graph shows can never fire again after the run:
+//! not live). Walks never prove a universal answer.
 
 use std::time::{Duration, Instant};
 
 use super::Search;
-use super::walk::{WalkOptions, walk};
+use super::unbounded::{fire, is_enabled};
+use super::walk::{SplitMix, WalkOptions, walk};
 use crate::explore::global::Property;
 use crate::explore::limits::Limits;
 use crate::model::net::{Net, PlaceIdx, TransIdx};
 use crate::property::predicate::{Linear, Predicate};
 use crate::property::syntax::{Cmp, IntExpr};
 use crate::structural::Facts;
+use crate::structural::dead::never_fire_from;
 use crate::structural::traps::{TrapVerdict, deadlock_free};
 use crate::system::Overflow;
 
@@ -144,6 +147,47 @@ pub fn structural(
     }
 }
 
+/// The longest walk of [`dead_after_walks`].
+const LIVENESS_WALK: usize = 1 << 14;
+
+/// Random walks looking for a reachable marking from which some transition can never fire
+/// again (by the graph argument of [`never_fire_from`], looked at after 1, 2, 4, … steps):
+/// the run to that marking and the transition. *Soundness*: the run is a firing sequence, and
+/// a transition that never fires from a reachable marking is not live.
+fn dead_after_walks(net: &Net, budget: Duration) -> Option<(Vec<TransIdx>, TransIdx)> {
+    let deadline = Instant::now() + budget;
+    let initial: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
+    let mut rng = SplitMix(0x11fe_5eed);
+    let mut enabled = Vec::new();
+    while Instant::now() < deadline {
+        let mut m = initial.clone();
+        let mut run = Vec::new();
+        for step in 1..=LIVENESS_WALK {
+            enabled.clear();
+            enabled
+                .extend((0..net.transitions.len() as TransIdx).filter(|&t| is_enabled(net, &m, t)));
+            let Some(&t) = enabled.get(rng.below(enabled.len().max(1))) else {
+                break;
+            };
+            let Some(next) = fire(net, &m, t) else {
+                break;
+            };
+            m = next;
+            run.push(t);
+            if step.is_power_of_two() {
+                let dead = never_fire_from(net, |p| m[p as usize] > 0, &[]);
+                if let Some(t) = dead.iter().position(|&d| d) {
+                    return Some((run, t as TransIdx));
+                }
+                if Instant::now() >= deadline {
+                    return None;
+                }
+            }
+        }
+    }
+    None
+}
+
 /// The verdict on `property` found by random walks within `budget`, if they meet a marking
 /// that settles it.
 pub fn by_walks(
@@ -174,7 +218,14 @@ pub fn by_walks(
     if targets.is_empty() {
         return Ok(None);
     }
-    let run = walk(net, &targets, &[], WalkOptions::default(), budget, limits)?;
+    let run = walk(
+        net,
+        &targets,
+        &[],
+        WalkOptions::default(),
+        budget / 2,
+        limits,
+    )?;
     let found = |i: usize| match &run.searches[i] {
         Search::Found(w) => Some(w.clone()),
         _ => None,
@@ -189,9 +240,16 @@ pub fn by_walks(
         Property::Deadlock => {
             found(0).map(|w| early(true, "a random walk reached a dead marking", w))
         }
-        Property::Liveness => {
-            found(0).map(|w| early(false, "a random walk reached a dead marking", w))
-        }
+        Property::Liveness => match found(0) {
+            Some(w) => Some(early(false, "a random walk reached a dead marking", w)),
+            None => dead_after_walks(net, budget / 2).map(|(w, t)| {
+                let why = format!(
+                    "after a random walk, transition {} can never fire again",
+                    net.transitions[t as usize].label
+                );
+                early(false, &why, w)
+            }),
+        },
         Property::OneSafe => {
             found(0).map(|w| early(false, "a random walk put two tokens on a place", w))
         }
@@ -208,4 +266,28 @@ pub fn by_walks(
         }
         Property::StableMarking => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::net::{ArcKind, NetBuilder};
+
+    #[test]
+    fn a_one_shot_start_is_not_live() {
+        // start: go → run; then a cycle run → t → idle → u → run. `start` never fires again.
+        let mut b = NetBuilder::new("n");
+        let go = b.add_place("go", None, 1).unwrap();
+        let run = b.add_place("run", None, 0).unwrap();
+        let idle = b.add_place("idle", None, 0).unwrap();
+        for (name, from, to) in [("start", go, run), ("t", run, idle), ("u", idle, run)] {
+            let t = b.add_transition(name, None).unwrap();
+            b.add_arc(from, t, ArcKind::Input, 1).unwrap();
+            b.add_arc(to, t, ArcKind::Output, 1).unwrap();
+        }
+        let net = b.finish();
+        let (run, dead) = dead_after_walks(&net, Duration::from_secs(1)).expect("found");
+        assert_eq!(net.transitions[dead as usize].label, "start");
+        assert_eq!(run.first(), Some(&0));
+    }
 }

@@ -114,7 +114,7 @@ pub fn find_pumping(net: &Net, search: PumpSearch) -> Option<Pumping> {
 }
 
 /// Whether `t` is enabled at `m` (every place it consumes from or reads holds enough).
-fn is_enabled(net: &Net, m: &[u64], t: TransIdx) -> bool {
+pub(super) fn is_enabled(net: &Net, m: &[u64], t: TransIdx) -> bool {
     let tr = &net.transitions[t as usize];
     tr.pre
         .iter()
@@ -123,7 +123,7 @@ fn is_enabled(net: &Net, m: &[u64], t: TransIdx) -> bool {
 }
 
 /// The marking after firing the enabled `t` at `m`; `None` when a count passes 64 bits.
-fn fire(net: &Net, m: &[u64], t: TransIdx) -> Option<Vec<u64>> {
+pub(super) fn fire(net: &Net, m: &[u64], t: TransIdx) -> Option<Vec<u64>> {
     let tr = &net.transitions[t as usize];
     let mut next = m.to_vec();
     for a in &tr.pre {

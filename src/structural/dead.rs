@@ -36,6 +36,12 @@ pub fn needs(net: &Net, t: TransIdx) -> Vec<(PlaceIdx, u64)> {
 /// may fire (it was enabled, so its places were marked, and it is not known dead, which the
 /// caller vouches for). So a transition outside the fixpoint is never fired.
 pub fn never_fire(net: &Net, known: &[bool]) -> Vec<bool> {
+    never_fire_from(net, |p| net.places[p as usize].initial > 0, known)
+}
+
+/// [`never_fire`] from another marking than the initial one: the places `marked` says hold
+/// tokens. The transitions it finds never fire in any firing sequence from that marking.
+pub fn never_fire_from(net: &Net, marked: impl Fn(PlaceIdx) -> bool, known: &[bool]) -> Vec<bool> {
     let places = net.places.len();
     let transitions = net.transitions.len();
     // For each place, the transitions that need it; for each transition, how many places it
@@ -48,12 +54,12 @@ pub fn never_fire(net: &Net, known: &[bool]) -> Vec<bool> {
             missing[t as usize] += 1;
         }
     }
-    let mut marked = vec![false; places];
+    let mut markable = vec![false; places];
     let mut fires = vec![false; transitions];
     let mut queue: Vec<TransIdx> = Vec::new();
     let is_known = |t: TransIdx| known.get(t as usize).copied().unwrap_or(false);
     let mut mark = |p: PlaceIdx, queue: &mut Vec<TransIdx>, missing: &mut [u32]| {
-        if std::mem::replace(&mut marked[p as usize], true) {
+        if std::mem::replace(&mut markable[p as usize], true) {
             return;
         }
         for &t in &needed_by[p as usize] {
@@ -68,9 +74,9 @@ pub fn never_fire(net: &Net, known: &[bool]) -> Vec<bool> {
             queue.push(t);
         }
     }
-    for (p, place) in net.places.iter().enumerate() {
-        if place.initial > 0 {
-            mark(p as PlaceIdx, &mut queue, &mut missing);
+    for p in 0..places as PlaceIdx {
+        if marked(p) {
+            mark(p, &mut queue, &mut missing);
         }
     }
     while let Some(t) = queue.pop() {
