@@ -89,6 +89,7 @@ pub fn figures_of_json(j: &Value) -> Figures {
         states: n("states"),
         edges: n("edges"),
         deadlocks: n("deadlocks"),
+        assertion_failures: n("assertion_failures"),
         events: n("events"),
         cutoffs: n("cutoffs"),
         conditions: n("conditions"),
@@ -139,9 +140,12 @@ fn builtin_row(mut row: Row, run: &ChildRun) -> Row {
                             .and_then(|j| j.get("deadlock"))
                             .and_then(Value::as_bool)
                             == Some(true);
+                    let failed = row.figures.assertion_failures.is_some_and(|n| n > 0);
                     if json.is_none() {
                         row.message = "no JSON statistics on standard output".into();
                         Status::Error
+                    } else if failed {
+                        Status::Assertion
                     } else if found {
                         Status::Deadlock
                     } else {
@@ -152,6 +156,8 @@ fn builtin_row(mut row: Row, run: &ChildRun) -> Row {
                     row.message = first_line(&run.stderr);
                     Status::Refused
                 }
+                // A failed assertion found is one whether or not the run finished.
+                3 if row.figures.assertion_failures.is_some_and(|n| n > 0) => Status::Assertion,
                 3 => {
                     let stopped = json
                         .as_ref()

@@ -332,6 +332,21 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
     fn record_maximal(&mut self) {
         self.stats.maximal_configurations += 1;
         let level = self.c.len();
+        // Failures are permanent (`System::failed_assertion`): a failing state reached by a
+        // configuration K fails at every maximal configuration containing K, so the leaves
+        // suffice. With cutoffs, too: a failing state reached through a cutoff e is reached
+        // through its corresponding event e' (state(⌈e⌉) = state(⌈e'⌉), and the same
+        // transitions fire from it), and so, by induction on the adequate order, by a
+        // configuration K free of cutoffs (the prefix is complete); K lies in a maximal
+        // cutoff-free configuration, which this loop visits as it visits every one a deadlock
+        // could be (that one is, by the same argument, failing).
+        if self.sys.failed_assertion(&self.state).is_some() {
+            self.stats.assertion_failures += 1;
+            if self.stats.assertion_witness.is_none() {
+                self.stats.assertion_witness =
+                    Some(self.c.iter().map(|&e| self.store.label(e)).collect());
+            }
+        }
         if !self.en_cutoffs.is_empty(level) {
             self.stats.ended_by_cutoff += 1;
         }
