@@ -79,9 +79,10 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         PrefixOrder::Erv => Order::Erv,
         PrefixOrder::Size => Order::Size,
     };
+    // The deadlock search is its own phase, timed and shown apart from the unfolding.
     let options = PrefixOptions {
         order,
-        deadlock: args.deadlock,
+        deadlock: false,
     };
     let progress = Progress::spinner(args.output.quiet);
     let start = std::time::Instant::now();
@@ -98,6 +99,19 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     })
     .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     let unfold_seconds = start.elapsed().as_secs_f64();
+    let mut r = r;
+    if args.deadlock {
+        watchdog.phase("searching for a deadlock");
+        progress.set_message(|| "deadlock search".to_string());
+        r.decide_deadlock(&limits, &mut |p| {
+            progress.set_message(|| {
+                format!(
+                    "deadlock search: {} nodes, configuration of {} events",
+                    p.nodes, p.depth
+                )
+            })
+        });
+    }
     progress.finish();
     watchdog.phase("writing the report");
     let report = unfold::modes::prefix::report(
