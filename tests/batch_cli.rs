@@ -631,3 +631,49 @@ fn bad_usage_exits_2() {
     let out = unfold().arg("batch").arg(tmp.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn prefix_rows_answer_the_deadlock_question() {
+    // Nets with and without a dead marking: the prefix row says what the dpor and reach rows
+    // say (issue 39.5), never `ok` beside their `deadlock`.
+    let s = shared();
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = tmp.path().join("out.csv");
+    let out = unfold()
+        .args([
+            "batch",
+            "--modes",
+            "prefix,dpor,reach",
+            "--timeout",
+            "60",
+            "-q",
+        ])
+        .arg("--csv")
+        .arg(&csv)
+        .arg(s.join("pep/sdl_arq_deadlock.ll_net"))
+        .arg(s.join("pep/elevator_2.ll_net"))
+        .arg(s.join("pep/peterson.ll_net"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = read_rows(&csv);
+    assert_eq!(rows.len(), 9);
+    for net in ["sdl_arq_deadlock", "elevator_2", "peterson"] {
+        let statuses: Vec<&str> = ["prefix", "dpor", "reach"]
+            .iter()
+            .map(|m| {
+                rows.iter()
+                    .find(|r| r["net"] == net && r["mode"] == *m)
+                    .unwrap_or_else(|| panic!("no row {net} {m}"))["status"]
+                    .as_str()
+            })
+            .collect();
+        let want = if net == "peterson" { "ok" } else { "deadlock" };
+        assert_eq!(statuses, [want; 3], "{net}");
+    }
+}

@@ -107,7 +107,8 @@ fn builtin_command(mode: &Mode, file: &Path, opts: &RunOptions) -> Command {
     let mut cmd = Command::new(&opts.exe);
     match mode {
         Mode::Dpor => cmd.arg("run").arg(file).arg("--cutoffs"),
-        Mode::Prefix => cmd.arg("prefix").arg(file),
+        // The prefix's own answer, so that its row agrees with the dpor and reach rows.
+        Mode::Prefix => cmd.arg("prefix").arg(file).arg("--deadlock"),
         Mode::Edpor => cmd.arg("edpor").arg(file),
         _ => cmd.arg("reach").arg(file),
     };
