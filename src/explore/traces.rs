@@ -249,7 +249,21 @@ impl<S: System + ?Sized> Counter<'_, S> {
         mut expand: impl FnMut(&[u64]) -> Result<Option<Vec<Vec<u64>>>, Overflow>,
     ) -> Result<(Paths, u64), CountError> {
         let state_words = self.sys.state_words();
-        let mut memo: FxHashMap<Vec<u64>, Paths> = FxHashMap::default();
+        // The counts to failing nodes are kept apart, for the nodes that have some: a system
+        // that cannot fail (a net) keeps one count per node, as many as it has nodes.
+        let mut memo: FxHashMap<Vec<u64>, u128> = FxHashMap::default();
+        let mut failing: FxHashMap<Vec<u64>, u128> = FxHashMap::default();
+        fn remember(
+            memo: &mut FxHashMap<Vec<u64>, u128>,
+            failing: &mut FxHashMap<Vec<u64>, u128>,
+            key: Vec<u64>,
+            paths: Paths,
+        ) {
+            if paths.1 > 0 {
+                failing.insert(key.clone(), paths.1);
+            }
+            memo.insert(key, paths.0);
+        }
         let mut on_path: FxHashSet<Vec<u64>> = FxHashSet::default();
         let mut stack: Vec<Frame> = Vec::new();
         let mut pending = Some(root);
@@ -257,7 +271,7 @@ impl<S: System + ?Sized> Counter<'_, S> {
             // The count of the node just finished (visited, or popped) goes to its parent.
             let finished = if let Some(key) = pending.take() {
                 match memo.get(&key) {
-                    Some(&n) => n,
+                    Some(&n) => (n, failing.get(&key).copied().unwrap_or(0)),
                     None => {
                         if find_cycles && on_path.contains(&key) {
                             return Err(CountError::Cyclic(stack.len()));
@@ -267,7 +281,7 @@ impl<S: System + ?Sized> Counter<'_, S> {
                             None => {
                                 let failed = self.sys.failed_assertion(&key[..state_words]);
                                 let end = (1, u128::from(failed.is_some()));
-                                memo.insert(key, end);
+                                remember(&mut memo, &mut failing, key, end);
                                 end
                             }
                             Some(successors) => {
@@ -294,7 +308,7 @@ impl<S: System + ?Sized> Counter<'_, S> {
                 if find_cycles {
                     on_path.remove(&done.key);
                 }
-                memo.insert(done.key, done.sum);
+                remember(&mut memo, &mut failing, done.key, done.sum);
                 done.sum
             };
             match stack.last_mut() {
