@@ -29,7 +29,7 @@ pub struct UdporStats {
     pub deadlock_witness: Option<Vec<Transition>>,
     /// Maximal configurations whose state has a failed assertion
     /// ([`System::failed_assertion`]; with cutoffs, the maximal configurations of the part
-    /// explored).
+    /// explored; configurations cut by `max_depth` count too).
     pub assertion_failures: u64,
     /// A run (transition labels) to the first failed assertion found.
     pub assertion_witness: Option<Vec<Transition>>,
