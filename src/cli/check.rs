@@ -38,8 +38,8 @@ pub struct CheckArgs {
     /// Print a witness run under each property that has one.
     #[arg(long)]
     pub witness: bool,
-    /// Enumerate every maximal run: traces, events and deadlocks (exponential: small systems
-    /// only).
+    /// Enumerate every maximal run: traces, events and deadlocks, and on a `.tsys` program the
+    /// traces ending with a failed assertion (exponential: small systems only).
     #[arg(
         long,
         required_unless_present_any = ["count", "formula", "formulas"],
@@ -47,7 +47,8 @@ pub struct CheckArgs {
     )]
     pub brute: bool,
     /// Count maximal runs and maximal traces without enumerating them, by dynamic
-    /// programming over the states (acyclic systems only; no events or deadlocks).
+    /// programming over the states (acyclic systems only; no events or deadlocks; on a
+    /// program, the traces ending with a failed assertion too).
     #[arg(long, conflicts_with_all = ["formula", "formulas"])]
     pub count: bool,
     /// Longest run enumerated (`--brute`).
