@@ -305,6 +305,18 @@ pub trait System {
             && !self.is_terminal(state)
     }
 
+    /// What failed at `state`, if the system can fail and did: a failed assertion (in
+    /// programs: a failing `assert`, a division by zero, an `unlock` of a lock not held), as
+    /// a short text naming where. The default (nets) never fails.
+    ///
+    /// Instances that fail promise that a failure is permanent: every state reached from a
+    /// failing state fails too. Explorers rely on it to look only at the ends of maximal
+    /// runs (every run to a failing state extends to a maximal one, still failing), and to
+    /// count the maximal runs, traces or configurations that end failed.
+    fn failed_assertion(&self, _state: &[u64]) -> Option<String> {
+        None
+    }
+
     /// A readable rendering of a state, for witnesses and debugging.
     fn describe_state(&self, state: &[u64]) -> String;
 }

@@ -172,7 +172,7 @@ fn programs_run_in_the_dpor_and_edpor_modes() {
     std::fs::create_dir(&dir).unwrap();
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::copy(here.join("nets/pairs-3.ll_net"), dir.join("pairs-3.ll_net")).unwrap();
-    for p in ["fig3.tsys", "lock-inversion.tsys"] {
+    for p in ["fig3.tsys", "lock-inversion.tsys", "racy-counter.tsys"] {
         std::fs::copy(here.join("nets/programs").join(p), dir.join(p)).unwrap();
     }
     let csv = tmp.path().join("out.csv");
@@ -196,6 +196,8 @@ fn programs_run_in_the_dpor_and_edpor_modes() {
         ("fig3.tsys", "edpor"),
         ("lock-inversion.tsys", "dpor"),
         ("lock-inversion.tsys", "edpor"),
+        ("racy-counter.tsys", "dpor"),
+        ("racy-counter.tsys", "edpor"),
     ]
     .iter()
     .map(|(n, m)| (n.to_string(), m.to_string()))
@@ -220,6 +222,18 @@ fn programs_run_in_the_dpor_and_edpor_modes() {
         ("deadlock", "1")
     );
     assert_eq!(find("fig3.tsys", "dpor")["status"], "ok");
+    // Two of the sixteen classes of an unprotected counter fail its final check: both DPORs
+    // say so (issue 39.1), not `ok`.
+    for mode in ["dpor", "edpor"] {
+        let r = find("racy-counter.tsys", mode);
+        assert_eq!(
+            (r["status"].as_str(), r["assertion_failures"].as_str()),
+            ("assertion", "2"),
+            "{mode}: {r:?}"
+        );
+        assert_eq!(r["deadlocks"], "0");
+    }
+    assert_eq!(find("fig3.tsys", "dpor")["assertion_failures"], "0");
 }
 
 #[test]
@@ -616,4 +630,50 @@ fn bad_usage_exits_2() {
     // A folder without nets.
     let out = unfold().arg("batch").arg(tmp.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn prefix_rows_answer_the_deadlock_question() {
+    // Nets with and without a dead marking: the prefix row says what the dpor and reach rows
+    // say (issue 39.5), never `ok` beside their `deadlock`.
+    let s = shared();
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = tmp.path().join("out.csv");
+    let out = unfold()
+        .args([
+            "batch",
+            "--modes",
+            "prefix,dpor,reach",
+            "--timeout",
+            "60",
+            "-q",
+        ])
+        .arg("--csv")
+        .arg(&csv)
+        .arg(s.join("pep/sdl_arq_deadlock.ll_net"))
+        .arg(s.join("pep/elevator_2.ll_net"))
+        .arg(s.join("pep/peterson.ll_net"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = read_rows(&csv);
+    assert_eq!(rows.len(), 9);
+    for net in ["sdl_arq_deadlock", "elevator_2", "peterson"] {
+        let statuses: Vec<&str> = ["prefix", "dpor", "reach"]
+            .iter()
+            .map(|m| {
+                rows.iter()
+                    .find(|r| r["net"] == net && r["mode"] == *m)
+                    .unwrap_or_else(|| panic!("no row {net} {m}"))["status"]
+                    .as_str()
+            })
+            .collect();
+        let want = if net == "peterson" { "ok" } else { "deadlock" };
+        assert_eq!(statuses, [want; 3], "{net}");
+    }
 }

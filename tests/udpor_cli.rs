@@ -50,6 +50,8 @@ fn the_one_line_use_works_and_renders() {
 
 #[test]
 fn a_drawing_too_large_is_refused_after_the_statistics() {
+    // The refusal keeps the run's answer: the philosophers deadlock, so the exit code is 1
+    // (issue 39.4), and the message offers the limit that draws it.
     let dir = tempfile::tempdir().unwrap();
     let dot = dir.path().join("out.dot");
     let out = unfold()
@@ -58,11 +60,22 @@ fn a_drawing_too_large_is_refused_after_the_statistics() {
         .arg(&dot)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("maximal configurations"), "{text}");
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("--dot-limit"), "{err}");
+    assert!(err.contains("more than --dot-limit 3"), "{err}");
+    let events: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("events"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        err.contains(&format!("--dot-limit {events} draws it")),
+        "{err}"
+    );
     assert!(!dot.exists(), "no drawing written");
 }
 

@@ -10,10 +10,11 @@ use anyhow::{Result, anyhow};
 use clap::{Args, ValueEnum};
 
 use super::process::watchdog::Watchdog;
-use super::shared::{LimitArgs, Outcome, OutputArgs, emit_report, read_net, watch};
+use super::shared::{LimitArgs, Outcome, OutputArgs, emit_report, read_net, read_program, watch};
 use unfold::check::{self, run::EngineChoice};
 use unfold::model::net::Net;
 use unfold::model::net_system::NetSystem;
+use unfold::model::program_system::ProgramSystem;
 use unfold::modes::{brute, properties};
 use unfold::property::load::{load, parse_cli_formula};
 use unfold::property::{Names, Query};
@@ -37,8 +38,8 @@ pub struct CheckArgs {
     /// Print a witness run under each property that has one.
     #[arg(long)]
     pub witness: bool,
-    /// Enumerate every maximal run: traces, events and deadlocks (exponential: small systems
-    /// only).
+    /// Enumerate every maximal run: traces, events and deadlocks, and on a `.tsys` program the
+    /// traces ending with a failed assertion (exponential: small systems only).
     #[arg(
         long,
         required_unless_present_any = ["count", "formula", "formulas"],
@@ -46,7 +47,8 @@ pub struct CheckArgs {
     )]
     pub brute: bool,
     /// Count maximal runs and maximal traces without enumerating them, by dynamic
-    /// programming over the states (acyclic systems only; no events or deadlocks).
+    /// programming over the states (acyclic systems only; no events or deadlocks; on a
+    /// program, the traces ending with a failed assertion too).
     #[arg(long, conflicts_with_all = ["formula", "formulas"])]
     pub count: bool,
     /// Longest run enumerated (`--brute`).
@@ -119,10 +121,32 @@ fn properties(args: &CheckArgs, watchdog: &Watchdog, net: &Net) -> Result<Outcom
 fn count(args: &CheckArgs, watchdog: &Watchdog, sys: NetSystem) -> Result<Outcome> {
     watchdog.phase("counting runs and traces");
     let limits = watchdog.limits();
-    let count =
+    let (count, sys_after) =
         brute::count_net(sys, &limits).map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     watchdog.phase("writing the report");
-    let report = brute::count_report(&count, &args.file, limits.elapsed());
+    let report = brute::count_report(&sys_after, &count, &args.file, limits.elapsed());
+    emit_report(&report, &args.output, args.limits.no_fail)
+}
+
+/// The brute-force oracles on a program (`--brute`, `--count`): its failed assertions and
+/// deadlocks.
+fn program(args: &CheckArgs, watchdog: &Watchdog) -> Result<Outcome> {
+    let program = read_program(&args.file, watchdog)?;
+    watchdog.phase("building the system");
+    let sys = ProgramSystem::new(&program).map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+    let limits = watchdog.limits();
+    let overflow = |e: &dyn std::fmt::Display| anyhow!("{}: {e}", args.file.display());
+    let report = if args.count {
+        watchdog.phase("counting runs and traces");
+        let count = brute::count_system(&sys, &limits).map_err(|e| overflow(&e))?;
+        brute::count_report(&sys, &count, &args.file, limits.elapsed())
+    } else {
+        watchdog.phase("enumerating runs");
+        let b = unfold::explore::brute::enumerate(&sys, args.max_depth, &limits)
+            .map_err(|e| overflow(&e))?;
+        brute::brute_report(&sys, &b, &args.file, limits.elapsed())
+    };
+    watchdog.phase("writing the report");
     emit_report(&report, &args.output, args.limits.no_fail)
 }
 
@@ -134,6 +158,11 @@ pub fn run(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         &args.file,
         Some(&args.output),
     );
+    let is_program =
+        unfold::formats::detect_file(&args.file) == Some(unfold::formats::Format::Tsys);
+    if is_program && (args.brute || args.count) {
+        return program(args, &watchdog);
+    }
     let (net, _) = read_net(&args.file, &watchdog)?;
     if !args.formula.is_empty() || args.formulas.is_some() {
         return properties(args, &watchdog, &net);
@@ -144,9 +173,9 @@ pub fn run(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     }
     watchdog.phase("enumerating runs");
     let limits = watchdog.limits();
-    let b = brute::enumerate_net(sys, args.max_depth, &limits)
+    let (b, sys) = brute::enumerate_net(sys, args.max_depth, &limits)
         .map_err(|overflow| anyhow!("{}: {overflow}", args.file.display()))?;
     watchdog.phase("writing the report");
-    let report = brute::brute_report(&b, &args.file, limits.elapsed());
+    let report = brute::brute_report(&sys, &b, &args.file, limits.elapsed());
     emit_report(&report, &args.output, args.limits.no_fail)
 }

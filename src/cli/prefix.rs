@@ -9,8 +9,9 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
-use super::shared::{LimitArgs, Outcome, OutputArgs, emit_to, read_net, watch};
+use super::shared::{LimitArgs, Outcome, OutputArgs, check_output_paths, emit_to, read_net, watch};
 use unfold::explore::prefix::{Order, PrefixOptions, unfold_prefix};
+use unfold::report::dot::{refusal, refusal_ahead};
 use unfold::report::progress::Progress;
 use unfold::report::stats::human_bytes;
 
@@ -65,6 +66,11 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         bail!("only one of --dot -, --mci - and --json - can write to standard output");
     }
     let stdout_taken = dash(&args.dot) || dash(&args.mci);
+    check_output_paths([
+        ("--dot", args.dot.as_deref()),
+        ("--mci", args.mci.as_deref()),
+        ("--json", args.output.json.as_deref()),
+    ])?;
     let watchdog = watch(
         args.limits.limits(interrupt),
         "prefix",
@@ -79,13 +85,26 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         PrefixOrder::Erv => Order::Erv,
         PrefixOrder::Size => Order::Size,
     };
+    // The deadlock search is its own phase, timed and shown apart from the unfolding.
     let options = PrefixOptions {
         order,
-        deadlock: args.deadlock,
+        deadlock: false,
     };
     let progress = Progress::spinner(args.output.quiet);
     let start = std::time::Instant::now();
+    // A drawing too large is said at once, as the prefix passes the limit; the run goes on.
+    let dot_limit = args.dot.as_ref().map(|_| args.dot_limit);
+    let mut said = false;
     let r = unfold_prefix(&net, options, &limits, &mut |p| {
+        if let Some(limit) = dot_limit
+            && !said
+            && (p.events + p.conditions) as usize > limit
+        {
+            said = true;
+            progress.suspend(|| {
+                eprintln!("warning: {}", refusal_ahead("the occurrence net", limit));
+            });
+        }
         progress.set_message(|| {
             format!(
                 "{} events, {} conditions, {} queued, {}",
@@ -98,6 +117,19 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     })
     .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     let unfold_seconds = start.elapsed().as_secs_f64();
+    let mut r = r;
+    if args.deadlock {
+        watchdog.phase("searching for a deadlock");
+        progress.set_message(|| "deadlock search".to_string());
+        r.decide_deadlock(&limits, &mut |p| {
+            progress.set_message(|| {
+                format!(
+                    "deadlock search: {} nodes, configuration of {} events",
+                    p.nodes, p.depth
+                )
+            })
+        });
+    }
     progress.finish();
     watchdog.phase("writing the report");
     let report = unfold::modes::prefix::report(
@@ -108,7 +140,10 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         &args.file,
         limits.elapsed(),
     );
-    if let Some(path) = &args.dot {
+    let nodes = r.prefix.conditions.len() + r.prefix.events.len();
+    // A drawing refused keeps the run's answer (and exit code): it is said after the report.
+    let refused = args.dot.is_some() && nodes > args.dot_limit;
+    if let Some(path) = args.dot.as_ref().filter(|_| !refused) {
         let mut buf = Vec::new();
         unfold::report::occurrence_dot::write_occurrence_net(
             &net,
@@ -135,5 +170,11 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         }
     }
     emit_to(&report.stats, &args.output, &report.notes, stdout_taken)?;
+    if refused {
+        eprintln!(
+            "warning: {}",
+            refusal("the occurrence net", nodes, args.dot_limit)
+        );
+    }
     Ok(Outcome::of(&report, args.limits.no_fail))
 }

@@ -8,12 +8,16 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 
-use super::shared::{LimitArgs, Outcome, OutputArgs, emit_to, read_net, read_program, watch};
+use super::shared::{
+    LimitArgs, Outcome, OutputArgs, check_output_paths, emit_to, read_net, read_program, watch,
+};
 use unfold::explore::udpor::{self, Cache, Pick, UdporOptions, UdporOutcome};
 use unfold::model::net_system::NetSystem;
 use unfold::model::program_system::ProgramSystem;
 use unfold::modes::dpor::{self, Settings};
-use unfold::report::dot::{ConditionNode, net_conditions, write_event_graph};
+use unfold::report::dot::{
+    ConditionNode, net_conditions, refusal, refusal_ahead, write_event_graph,
+};
 use unfold::report::progress::Progress;
 use unfold::system::System;
 use unfold::unfolding::cone::ConeLayout;
@@ -185,6 +189,10 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     if dot_on_stdout && args.output.json.as_deref() == Some(Path::new("-")) {
         bail!("only one of --dot - and --json - can write to standard output");
     }
+    check_output_paths([
+        ("--dot", args.dot.as_deref()),
+        ("--json", args.output.json.as_deref()),
+    ])?;
     let watchdog = watch(
         args.limits.limits(interrupt),
         "udpor",
@@ -195,7 +203,21 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     // A picture larger than --dot-limit is refused: its conflicts are not worth finding.
     let dot_events = args.dot.is_some().then_some(args.dot_limit);
     let progress = Progress::spinner(args.output.quiet);
+    // A drawing too large is said at once, as the events pass the limit; the run goes on.
+    let mut said = false;
     let mut on_progress = |p: udpor::UdporProgress| {
+        if let Some(limit) = dot_events
+            && !said
+            && p.events as usize > limit
+        {
+            said = true;
+            progress.suspend(|| {
+                eprintln!(
+                    "warning: {}",
+                    refusal_ahead("the explored unfolding", limit)
+                );
+            });
+        }
         progress.set_message(|| {
             format!(
                 "{} maximal configurations, {} events, depth {}",
@@ -330,8 +352,10 @@ fn report<S: System + ?Sized>(
         max_depth: args.max_depth,
     };
     let report = dpor::report(sys, outcome, &settings, file, limits.elapsed());
-    // A drawing that cannot be made (too large, unwritable) is reported after the statistics,
-    // which are never lost to it.
+    // A drawing that cannot be made is reported after the statistics, which are never lost to
+    // it; one too large keeps the run's answer and exit code.
+    let nodes = outcome.events.len() + conditions.len();
+    let refused = args.dot.is_some() && nodes > args.dot_limit;
     let drawn = |path: &Path| -> Result<()> {
         let graph = dpor::event_graph(sys, name, outcome, conditions);
         let mut text = Vec::new();
@@ -349,9 +373,19 @@ fn report<S: System + ?Sized>(
         }
         Ok(())
     };
-    let drawn = args.dot.as_deref().map_or(Ok(()), drawn);
+    let drawn = args
+        .dot
+        .as_deref()
+        .filter(|_| !refused)
+        .map_or(Ok(()), drawn);
     let dot_on_stdout = args.dot.as_deref() == Some(Path::new("-"));
     emit_to(&report.stats, &args.output, &report.notes, dot_on_stdout)?;
     drawn?;
+    if refused {
+        eprintln!(
+            "warning: {}",
+            refusal("the explored unfolding", nodes, args.dot_limit)
+        );
+    }
     Ok(Outcome::of(&report, args.limits.no_fail))
 }

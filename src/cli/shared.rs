@@ -127,6 +127,30 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// Checks, before a run starts, that every output file named (`(flag, path)`, `-` being
+/// standard output) can be written, so that a long run does not end in a report it cannot
+/// write. A file that did not exist is created to see, then removed.
+pub fn check_output_paths<'a>(
+    outputs: impl IntoIterator<Item = (&'a str, Option<&'a Path>)>,
+) -> Result<()> {
+    for (flag, path) in outputs {
+        let Some(path) = path.filter(|p| *p != Path::new("-")) else {
+            continue;
+        };
+        let existed = path.exists();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .with_context(|| format!("cannot write {} ({flag})", path.display()))?;
+        if !existed {
+            // (Only a check: the run writes the file at its end.)
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    Ok(())
+}
+
 /// Three quarters of physical memory (`MemTotal`), or no limit where unknown.
 pub fn default_mem_limit() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;

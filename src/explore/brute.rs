@@ -22,6 +22,11 @@ pub struct BruteStats {
     pub events: u64,
     /// Distinct deadlock states.
     pub deadlocks: u64,
+    /// Distinct maximal traces ending with a failed assertion
+    /// ([`System::failed_assertion`]).
+    pub assertion_failures: u64,
+    /// The first maximal run found ending with a failed assertion.
+    pub assertion_witness: Option<Vec<Transition>>,
     /// Why the run stopped early, if it did (runs longer than the bound, or a limit).
     pub stopped: Option<StopReason>,
 }
@@ -174,7 +179,16 @@ impl<S: System + ?Sized> Search<'_, S> {
                 &mut self.events,
                 self.limits,
             ) {
-                Ok(bytes) => self.key_bytes += bytes,
+                Ok((bytes, new_trace)) => {
+                    self.key_bytes += bytes;
+                    // (Every run of a trace reaches the same state: count the trace once.)
+                    if new_trace && self.sys.failed_assertion(&state).is_some() {
+                        self.stats.assertion_failures += 1;
+                        if self.stats.assertion_witness.is_none() {
+                            self.stats.assertion_witness = Some(self.run.clone());
+                        }
+                    }
+                }
                 Err(r) => {
                     self.stats.stopped = Some(r);
                     return None;
@@ -264,7 +278,7 @@ pub fn enumerate<S: System + ?Sized>(
 }
 
 /// Records the trace of a maximal run and the events along it; returns the heap bytes of the
-/// new entries. Long runs take a while (cubic in their length): the limits are checked per
+/// new entries and whether the trace is new. Long runs take a while (cubic in their length): the limits are checked per
 /// event.
 fn record<S: System + ?Sized>(
     sys: &S,
@@ -272,12 +286,13 @@ fn record<S: System + ?Sized>(
     traces: &mut FxHashSet<Foata>,
     events: &mut FxHashSet<(Transition, Foata)>,
     limits: &Limits,
-) -> Result<u64, StopReason> {
+) -> Result<(u64, bool), StopReason> {
     limits.check_time()?;
     let mut bytes = 0;
     let trace = foata(sys, run, None);
     let size = foata_bytes(&trace);
-    if traces.insert(trace) {
+    let new_trace = traces.insert(trace);
+    if new_trace {
         bytes += size;
     }
     // past[i][j]: position j is in the causal past of position i.
@@ -303,5 +318,5 @@ fn record<S: System + ?Sized>(
             bytes += size;
         }
     }
-    Ok(bytes)
+    Ok((bytes, new_trace))
 }

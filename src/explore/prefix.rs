@@ -242,12 +242,66 @@ pub struct PrefixRun {
     pub read_arcs_as_loops: usize,
     /// Peak bytes held by the construction (its own accounting).
     pub bytes: u64,
+    /// Seconds the deadlock search took (0 when not asked for).
+    pub deadlock_seconds: f64,
+}
+
+/// Which phase of a run a limit stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoppedPhase {
+    /// The construction of the prefix.
+    Unfolding,
+    /// The deadlock search on the finished prefix.
+    DeadlockSearch,
+}
+
+impl StoppedPhase {
+    /// Its name in reports (`stopped_phase` of the JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            StoppedPhase::Unfolding => "unfolding",
+            StoppedPhase::DeadlockSearch => "deadlock search",
+        }
+    }
 }
 
 impl PrefixRun {
-    /// Whether the prefix is complete.
+    /// Whether the prefix is complete (the deadlock search aside: see
+    /// [`answered`](Self::answered)).
     pub fn complete(&self) -> bool {
         self.stopped.is_none()
+    }
+
+    /// Whether everything asked was answered: the prefix complete, and the deadlock
+    /// search, when asked for, finished.
+    pub fn answered(&self) -> bool {
+        self.stopped_phase().is_none()
+    }
+
+    /// The phase a limit stopped, and why; `None` when nothing was stopped.
+    pub fn stopped_phase(&self) -> Option<(StoppedPhase, StopReason)> {
+        match (self.stopped, &self.deadlock) {
+            (Some(reason), _) => Some((StoppedPhase::Unfolding, reason)),
+            (None, Some(DeadlockAnswer::Unknown(reason))) => {
+                Some((StoppedPhase::DeadlockSearch, *reason))
+            }
+            _ => None,
+        }
+    }
+
+    /// Decides deadlock freedom from the prefix (unknown when its construction stopped),
+    /// timing the search and calling `progress` now and then.
+    pub fn decide_deadlock(
+        &mut self,
+        limits: &Limits,
+        progress: &mut dyn FnMut(deadlock::DeadlockProgress),
+    ) {
+        let start = std::time::Instant::now();
+        self.deadlock = Some(match self.stopped {
+            Some(reason) => DeadlockAnswer::Unknown(reason),
+            None => deadlock::search_with_progress(&self.prefix, limits, progress),
+        });
+        self.deadlock_seconds = start.elapsed().as_secs_f64();
     }
 }
 
@@ -392,22 +446,19 @@ pub fn unfold_prefix(
 ) -> Result<PrefixRun, NotSafe> {
     let mut u = Unfolder::new(net, options.order);
     let stopped = u.run(limits, progress)?;
-    let deadlock = if options.deadlock {
-        Some(match stopped {
-            Some(reason) => DeadlockAnswer::Unknown(reason),
-            None => deadlock::search(&u.prefix, net.transitions.len(), limits),
-        })
-    } else {
-        None
-    };
     let bytes = u.peak_bytes.max(u.bytes());
-    Ok(PrefixRun {
+    let mut run = PrefixRun {
         prefix: u.prefix,
         stopped,
-        deadlock,
+        deadlock: None,
         read_arcs_as_loops: net.read_arc_count(),
         bytes,
-    })
+        deadlock_seconds: 0.0,
+    };
+    if options.deadlock {
+        run.decide_deadlock(limits, &mut |_| {});
+    }
+    Ok(run)
 }
 
 impl<'n> Unfolder<'n> {

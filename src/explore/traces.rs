@@ -22,6 +22,12 @@ pub struct TraceCount {
     pub runs: u128,
     /// Maximal traces (= maximal configurations of the unfolding), saturated at `u128::MAX`.
     pub traces: u128,
+    /// Maximal runs ending with a failed assertion ([`System::failed_assertion`]).
+    pub failing_runs: u128,
+    /// Maximal traces ending with a failed assertion.
+    pub failing_traces: u128,
+    /// A maximal run ending with a failed assertion, if there is one.
+    pub assertion_witness: Option<Vec<Transition>>,
     /// Reachable states.
     pub states: u64,
     /// Pairs (state, forbidden letters) the trace count went through.
@@ -82,17 +88,28 @@ pub fn count<S: System + ?Sized>(sys: &S, limits: &Limits) -> Result<TraceCount,
         limits,
         steps: 0,
     };
-    let (runs, states) = counter.runs(&initial)?;
+    let ((runs, failing_runs), states) = counter.runs(&initial)?;
+    let assertion_witness = if failing_runs > 0 {
+        counter.failure_witness(&initial)?
+    } else {
+        None
+    };
     let mut key = initial;
     key.extend(std::iter::repeat_n(0, words));
-    let (traces, nodes) = counter.traces(key, words, &independent, &forbids)?;
+    let ((traces, failing_traces), nodes) = counter.traces(key, words, &independent, &forbids)?;
     Ok(TraceCount {
         runs,
         traces,
+        failing_runs,
+        failing_traces,
+        assertion_witness,
         states,
         nodes,
     })
 }
+
+/// Path counts: all the maximal paths, and those whose end has a failed assertion.
+type Paths = (u128, u128);
 
 /// The state of a count: the system, its limits and the steps taken.
 struct Counter<'a, S: System + ?Sized> {
@@ -105,7 +122,7 @@ struct Counter<'a, S: System + ?Sized> {
 struct Frame {
     key: Vec<u64>,
     successors: Vec<Vec<u64>>,
-    sum: u128,
+    sum: Paths,
 }
 
 impl<S: System + ?Sized> Counter<'_, S> {
@@ -126,7 +143,7 @@ impl<S: System + ?Sized> Counter<'_, S> {
 
     /// Maximal runs from `initial` (paths to states that enable nothing), and the number of
     /// reachable states; a state repeating along a run is an error.
-    fn runs(&mut self, initial: &[u64]) -> Result<(u128, u64), CountError> {
+    fn runs(&mut self, initial: &[u64]) -> Result<(Paths, u64), CountError> {
         let sys = self.sys;
         self.paths(initial.to_vec(), true, |state| {
             let mut enabled = Vec::new();
@@ -152,7 +169,7 @@ impl<S: System + ?Sized> Counter<'_, S> {
         words: usize,
         independent: &[Letters],
         forbids: &[Letters],
-    ) -> Result<(u128, u64), CountError> {
+    ) -> Result<(Paths, u64), CountError> {
         let sys = self.sys;
         let state_words = key.len() - words;
         // The runs phase went through every state: no cycle is left to find.
@@ -177,16 +194,76 @@ impl<S: System + ?Sized> Counter<'_, S> {
         })
     }
 
+    /// A maximal run from `initial` ending with a failed assertion: a depth-first search for
+    /// a failing state, each state once, then any run on from it (failures are permanent,
+    /// and the system is acyclic).
+    fn failure_witness(&mut self, initial: &[u64]) -> Result<Option<Vec<Transition>>, CountError> {
+        let sys = self.sys;
+        let mut seen: FxHashSet<Vec<u64>> = FxHashSet::default();
+        // (state, enabled transitions left to try, the transition that led here)
+        let mut stack: Vec<(Vec<u64>, Vec<Transition>, Option<Transition>)> = Vec::new();
+        let mut enabled = Vec::new();
+        sys.enabled(initial, &mut enabled);
+        seen.insert(initial.to_vec());
+        stack.push((initial.to_vec(), std::mem::take(&mut enabled), None));
+        while let Some(top) = stack.last_mut() {
+            if sys.failed_assertion(&top.0).is_some() {
+                let mut run: Vec<Transition> = stack.iter().filter_map(|f| f.2).collect();
+                let mut state = stack.pop().map(|f| f.0).unwrap_or_default();
+                loop {
+                    enabled.clear();
+                    sys.enabled(&state, &mut enabled);
+                    let Some(&t) = enabled.first() else {
+                        return Ok(Some(run));
+                    };
+                    self.tick(seen.len(), state.len())?;
+                    sys.fire_in_place(&mut state, t)?;
+                    run.push(t);
+                }
+            }
+            let Some(t) = top.1.pop() else {
+                stack.pop();
+                continue;
+            };
+            self.tick(seen.len(), top.0.len())?;
+            let mut next = vec![0u64; top.0.len()];
+            sys.fire(&top.0, t, &mut next)?;
+            if seen.insert(next.clone()) {
+                enabled.clear();
+                sys.enabled(&next, &mut enabled);
+                stack.push((next, std::mem::take(&mut enabled), Some(t)));
+            }
+        }
+        Ok(None)
+    }
+
     /// Counts the paths from `root` to the nodes that `expand` calls maximal (`None`) in the
-    /// acyclic graph it describes, memoised by node, on an explicit stack; returns the count
-    /// and the number of nodes. With `find_cycles`, a node repeating along a path is an error.
+    /// acyclic graph it describes, memoised by node, on an explicit stack; returns the counts
+    /// (all, and to a failing node: one whose first `state_words()` words are a state with a
+    /// failed assertion) and the number of nodes. With `find_cycles`, a node repeating along
+    /// a path is an error.
     fn paths(
         &mut self,
         root: Vec<u64>,
         find_cycles: bool,
         mut expand: impl FnMut(&[u64]) -> Result<Option<Vec<Vec<u64>>>, Overflow>,
-    ) -> Result<(u128, u64), CountError> {
+    ) -> Result<(Paths, u64), CountError> {
+        let state_words = self.sys.state_words();
+        // The counts to failing nodes are kept apart, for the nodes that have some: a system
+        // that cannot fail (a net) keeps one count per node, as many as it has nodes.
         let mut memo: FxHashMap<Vec<u64>, u128> = FxHashMap::default();
+        let mut failing: FxHashMap<Vec<u64>, u128> = FxHashMap::default();
+        fn remember(
+            memo: &mut FxHashMap<Vec<u64>, u128>,
+            failing: &mut FxHashMap<Vec<u64>, u128>,
+            key: Vec<u64>,
+            paths: Paths,
+        ) {
+            if paths.1 > 0 {
+                failing.insert(key.clone(), paths.1);
+            }
+            memo.insert(key, paths.0);
+        }
         let mut on_path: FxHashSet<Vec<u64>> = FxHashSet::default();
         let mut stack: Vec<Frame> = Vec::new();
         let mut pending = Some(root);
@@ -194,7 +271,7 @@ impl<S: System + ?Sized> Counter<'_, S> {
             // The count of the node just finished (visited, or popped) goes to its parent.
             let finished = if let Some(key) = pending.take() {
                 match memo.get(&key) {
-                    Some(&n) => n,
+                    Some(&n) => (n, failing.get(&key).copied().unwrap_or(0)),
                     None => {
                         if find_cycles && on_path.contains(&key) {
                             return Err(CountError::Cyclic(stack.len()));
@@ -202,8 +279,10 @@ impl<S: System + ?Sized> Counter<'_, S> {
                         self.tick(memo.len(), key.len())?;
                         match expand(&key)? {
                             None => {
-                                memo.insert(key, 1);
-                                1
+                                let failed = self.sys.failed_assertion(&key[..state_words]);
+                                let end = (1, u128::from(failed.is_some()));
+                                remember(&mut memo, &mut failing, key, end);
+                                end
                             }
                             Some(successors) => {
                                 if find_cycles {
@@ -212,7 +291,7 @@ impl<S: System + ?Sized> Counter<'_, S> {
                                 stack.push(Frame {
                                     key,
                                     successors,
-                                    sum: 0,
+                                    sum: (0, 0),
                                 });
                                 continue;
                             }
@@ -229,11 +308,16 @@ impl<S: System + ?Sized> Counter<'_, S> {
                 if find_cycles {
                     on_path.remove(&done.key);
                 }
-                memo.insert(done.key, done.sum);
+                remember(&mut memo, &mut failing, done.key, done.sum);
                 done.sum
             };
             match stack.last_mut() {
-                Some(top) => top.sum = top.sum.saturating_add(finished),
+                Some(top) => {
+                    top.sum = (
+                        top.sum.0.saturating_add(finished.0),
+                        top.sum.1.saturating_add(finished.1),
+                    )
+                }
                 None => return Ok((finished, memo.len() as u64)),
             }
         }

@@ -1017,6 +1017,16 @@ impl System for ProgramSystem {
         true
     }
 
+    /// The instances stopped by a failure (their status [`Status::Failed`] is never left:
+    /// a failed instance enables nothing, and only its own steps change its status).
+    fn failed_assertion(&self, state: &[u64]) -> Option<String> {
+        let failed: Vec<&str> = (0..self.instances.len() as InstanceId)
+            .filter(|&i| self.status(state, i) == Status::Failed)
+            .map(|i| self.instances[i as usize].name.as_str())
+            .collect();
+        (!failed.is_empty()).then(|| format!("failed in {}", failed.join(", ")))
+    }
+
     fn describe_state(&self, state: &[u64]) -> String {
         let mut s = String::new();
         for (v, name) in self.var_names.iter().enumerate() {

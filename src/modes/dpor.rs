@@ -113,6 +113,11 @@ pub fn report<S: System + ?Sized>(
     );
     out.add("blocked", "blocked", stats.blocked);
     out.add("deadlocks", "deadlocks", stats.deadlocks);
+    out.add(
+        "assertion_failures",
+        "assertion failures",
+        stats.assertion_failures,
+    );
     out.add("peak_u", "peak |U|", stats.peak_u);
     out.add("peak_g", "peak |G|", stats.peak_g);
     out.add("event_creations", "event creations", stats.event_creations);
@@ -140,11 +145,22 @@ pub fn report<S: System + ?Sized>(
             "fired"
         },
     );
+    let failure = stats
+        .assertion_witness
+        .as_ref()
+        .map(|run| witness(sys, run));
     let witness = stats.deadlock_witness.as_ref().map(|run| witness(sys, run));
-    // The line first, then the witness moves into the JSON value.
+    // The lines first, then the witnesses move into the JSON values.
+    let failure_text = failure
+        .as_ref()
+        .map(|w| witness_line("assertion failure witness", w));
     let witness_text = witness
         .as_ref()
         .map(|w| witness_line("deadlock witness", w));
+    out.add_json(
+        "assertion_witness",
+        failure.map_or(Value::Null, witness_json),
+    );
     out.add_json(
         "deadlock_witness",
         witness.map_or(Value::Null, witness_json),
@@ -157,6 +173,7 @@ pub fn report<S: System + ?Sized>(
     );
     tail(&mut out, elapsed);
     let mut notes = Vec::new();
+    notes.extend(failure_text);
     notes.extend(witness_text);
     if let Some(reason) = stats.stopped {
         notes.push(describe_stop(reason));
@@ -170,7 +187,7 @@ pub fn report<S: System + ?Sized>(
     Report {
         stats: out,
         notes,
-        found: stats.deadlocks > 0,
+        found: stats.deadlocks > 0 || stats.assertion_failures > 0,
         complete,
     }
 }

@@ -157,14 +157,28 @@ pub fn net_conditions(net: &Net, events: &[ExploredEvent]) -> Result<Vec<Conditi
     Ok(conditions)
 }
 
+/// What is said of a drawing of `nodes` nodes refused under `--dot-limit limit`: the size,
+/// the limit, and the option that draws it.
+pub fn refusal(what: &str, nodes: usize, limit: usize) -> String {
+    format!(
+        "{what} has {nodes} nodes, more than --dot-limit {limit}: not drawn \
+         (--dot-limit {nodes} draws it)"
+    )
+}
+
+/// What is said at once of a drawing that passed `--dot-limit limit` while it grows.
+pub fn refusal_ahead(what: &str, limit: usize) -> String {
+    format!(
+        "{what} has passed --dot-limit {limit} nodes: it will not be drawn; the run goes on \
+         (a larger --dot-limit N draws up to N nodes)"
+    )
+}
+
 /// Why a rendering was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum EventDotError {
     /// Too many nodes for GraphViz to lay out usefully.
-    #[error(
-        "the explored unfolding has {nodes} nodes, more than the DOT limit of {limit}; raise \
-         --dot-limit to render it anyway"
-    )]
+    #[error("{}", refusal("the explored unfolding", *nodes, *limit))]
     TooLarge {
         /// Events (and conditions).
         nodes: usize,

@@ -15,9 +15,11 @@ use crate::model::net::Net;
 #[derive(Debug, thiserror::Error)]
 pub enum DotError {
     /// Too many nodes.
-    #[error(
-        "the occurrence net has {nodes} nodes ({conditions} conditions, {events} events), more than the DOT limit of {limit}; raise --dot-limit to render it anyway"
-    )]
+    #[error("{}", crate::report::dot::refusal(
+        &format!("the occurrence net ({conditions} conditions, {events} events)"),
+        *nodes,
+        *limit
+    ))]
     TooLarge {
         /// Conditions + events.
         nodes: usize,

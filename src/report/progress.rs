@@ -37,6 +37,15 @@ impl Progress {
         }
     }
 
+    /// Runs `f` with the spinner hidden, so that what `f` writes to the terminal is not
+    /// drawn over.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+
     /// Removes the spinner from the terminal.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {

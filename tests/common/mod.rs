@@ -212,4 +212,4 @@ pub fn csv_records(text: &str) -> Vec<Vec<String>> {
 
 /// The header line of `unfold batch --csv`: a stable interface (README, "Batch runs").
 pub const BATCH_HEADER: &str = "net,mode,status,exit_code,wall_s,peak_mb,states,edges,deadlocks,\
-    events,cutoffs,conditions,histories,maximal_configurations,executions,complete,file,message";
+    assertion_failures,events,cutoffs,conditions,histories,maximal_configurations,executions,complete,file,message";

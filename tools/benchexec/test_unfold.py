@@ -75,6 +75,12 @@ def main():
     for field in ("events", "cutoffs", "maximal_configurations"):
         value = tool.get_value_from_output(out, field)
         expect(f"dpor {field} is a number", value.isdigit(), True)
+    # A program whose final check fails in two interleavings: a failed assertion, not a
+    # deadlock, in the DPOR as in Event-DPOR.
+    racy = os.path.join(ROOT, "nets", "programs", "racy-counter.tsys")
+    for mode in (["run"], ["run", "--cutoffs"], ["edpor"]):
+        result, _, _ = run(tool, executable, mode, racy)
+        expect(f"{' '.join(mode)} assertion failure", result, "false(unreach-call)")
     # Explicit reachability: no deadlock, 13 markings (MCC's figure for ERK-PT-000001).
     result, out, _ = run(tool, executable, ["reach"], pnml("ERK-PT-000001"))
     expect("reach no deadlock", result, "true")

@@ -125,6 +125,10 @@ class Tool(benchexec.tools.template.BaseTool2):
             and not isinstance(deadlock, bool)
             and deadlock > 0
         )
+        # A failed assertion (programs) is one, even in a run a limit stopped.
+        failures = stats.get("assertion_failures")
+        if isinstance(failures, int) and not isinstance(failures, bool) and failures > 0:
+            return result.RESULT_FALSE_REACH
         # A deadlock found is one, even in a run a limit stopped.
         if found or code == EXIT_FOUND:
             return result.RESULT_FALSE_DEADLOCK

@@ -89,6 +89,7 @@ pub fn figures_of_json(j: &Value) -> Figures {
         states: n("states"),
         edges: n("edges"),
         deadlocks: n("deadlocks"),
+        assertion_failures: n("assertion_failures"),
         events: n("events"),
         cutoffs: n("cutoffs"),
         conditions: n("conditions"),
@@ -106,7 +107,8 @@ fn builtin_command(mode: &Mode, file: &Path, opts: &RunOptions) -> Command {
     let mut cmd = Command::new(&opts.exe);
     match mode {
         Mode::Dpor => cmd.arg("run").arg(file).arg("--cutoffs"),
-        Mode::Prefix => cmd.arg("prefix").arg(file),
+        // The prefix's own answer, so that its row agrees with the dpor and reach rows.
+        Mode::Prefix => cmd.arg("prefix").arg(file).arg("--deadlock"),
         Mode::Edpor => cmd.arg("edpor").arg(file),
         _ => cmd.arg("reach").arg(file),
     };
@@ -139,9 +141,12 @@ fn builtin_row(mut row: Row, run: &ChildRun) -> Row {
                             .and_then(|j| j.get("deadlock"))
                             .and_then(Value::as_bool)
                             == Some(true);
+                    let failed = row.figures.assertion_failures.is_some_and(|n| n > 0);
                     if json.is_none() {
                         row.message = "no JSON statistics on standard output".into();
                         Status::Error
+                    } else if failed {
+                        Status::Assertion
                     } else if found {
                         Status::Deadlock
                     } else {
@@ -152,6 +157,8 @@ fn builtin_row(mut row: Row, run: &ChildRun) -> Row {
                     row.message = first_line(&run.stderr);
                     Status::Refused
                 }
+                // A failed assertion found is one whether or not the run finished.
+                3 if row.figures.assertion_failures.is_some_and(|n| n > 0) => Status::Assertion,
                 3 => {
                     let stopped = json
                         .as_ref()

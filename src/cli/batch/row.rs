@@ -107,6 +107,8 @@ pub enum Status {
     Ok,
     /// Finished, a deadlock found.
     Deadlock,
+    /// A failed assertion found (a program's; deadlocks found too or not).
+    Assertion,
     /// Stopped by the time limit (its own or the batch's hard kill).
     Timeout,
     /// Stopped by the memory limit.
@@ -121,9 +123,10 @@ pub enum Status {
 
 impl Status {
     /// All statuses.
-    pub const ALL: [Status; 7] = [
+    pub const ALL: [Status; 8] = [
         Status::Ok,
         Status::Deadlock,
+        Status::Assertion,
         Status::Timeout,
         Status::Memory,
         Status::Error,
@@ -136,6 +139,7 @@ impl Status {
         match self {
             Status::Ok => "ok",
             Status::Deadlock => "deadlock",
+            Status::Assertion => "assertion",
             Status::Timeout => "timeout",
             Status::Memory => "memory",
             Status::Error => "error",
@@ -149,9 +153,10 @@ impl Status {
         Status::ALL.into_iter().find(|st| st.as_str() == s.trim())
     }
 
-    /// Whether the run answered (finished with or without a deadlock).
+    /// Whether the run answered (finished with or without a deadlock, or found a failed
+    /// assertion).
     pub fn solved(self) -> bool {
-        matches!(self, Status::Ok | Status::Deadlock)
+        matches!(self, Status::Ok | Status::Deadlock | Status::Assertion)
     }
 }
 
@@ -164,6 +169,9 @@ pub struct Figures {
     pub edges: Option<u64>,
     /// Deadlocks found.
     pub deadlocks: Option<u64>,
+    /// Failed assertions found (programs: maximal configurations or executions ending
+    /// failed).
+    pub assertion_failures: Option<u64>,
     /// Events (cutoffs included).
     pub events: Option<u64>,
     /// Cutoff events.
@@ -205,7 +213,7 @@ pub struct Row {
 }
 
 /// The CSV columns, in order.
-pub const COLUMNS: [&str; 18] = [
+pub const COLUMNS: [&str; 19] = [
     "net",
     "mode",
     "status",
@@ -215,6 +223,7 @@ pub const COLUMNS: [&str; 18] = [
     "states",
     "edges",
     "deadlocks",
+    "assertion_failures",
     "events",
     "cutoffs",
     "conditions",
@@ -244,6 +253,7 @@ impl Row {
             opt(f.states),
             opt(f.edges),
             opt(f.deadlocks),
+            opt(f.assertion_failures),
             opt(f.events),
             opt(f.cutoffs),
             opt(f.conditions),
@@ -278,6 +288,7 @@ impl Row {
                 states: num("states"),
                 edges: num("edges"),
                 deadlocks: num("deadlocks"),
+                assertion_failures: num("assertion_failures"),
                 events: num("events"),
                 cutoffs: num("cutoffs"),
                 conditions: num("conditions"),
@@ -346,6 +357,8 @@ pub fn key_figures(row: &Row) -> String {
     if row.status.solved() && !text.is_empty() {
         if row.status == Status::Deadlock {
             format!("{text} (dl)")
+        } else if row.status == Status::Assertion {
+            format!("{text} (af)")
         } else {
             text
         }
@@ -461,6 +474,7 @@ mod tests {
             figures: Figures {
                 states: Some(10),
                 deadlocks: Some(1),
+                assertion_failures: Some(2),
                 ..Figures::default()
             },
             complete: Some(true),

@@ -162,8 +162,28 @@ impl<'p> State<'p> {
     }
 }
 
+/// Progress of a deadlock search, for displays.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DeadlockProgress {
+    /// Nodes of the search visited so far.
+    pub nodes: u64,
+    /// Events of the configuration at the current node.
+    pub depth: usize,
+}
+
 /// Decides deadlock freedom from a complete prefix.
 pub fn search(prefix: &Prefix, _transitions: usize, limits: &Limits) -> DeadlockAnswer {
+    search_with_progress(prefix, limits, &mut |_| {})
+}
+
+/// Like [`search`], calling `progress` now and then (every 65536 nodes).
+///
+/// The limits are checked at the first node and every 4096 nodes after it.
+pub fn search_with_progress(
+    prefix: &Prefix,
+    limits: &Limits,
+    progress: &mut dyn FnMut(DeadlockProgress),
+) -> DeadlockAnswer {
     let n = prefix.events.len();
     let mut s = State {
         prefix,
@@ -191,10 +211,18 @@ pub fn search(prefix: &Prefix, _transitions: usize, limits: &Limits) -> Deadlock
     let mut nodes: u64 = 0;
     loop {
         nodes += 1;
-        if nodes.is_multiple_of(4096)
-            && let Err(r) = limits.check_time()
-        {
-            return DeadlockAnswer::Unknown(r);
+        // From the first node on: a limit the unfolding left no time under stops the search
+        // at once.
+        if nodes % 4096 == 1 {
+            if let Err(r) = limits.check_time() {
+                return DeadlockAnswer::Unknown(r);
+            }
+            if nodes % 65536 == 1 {
+                progress(DeadlockProgress {
+                    nodes,
+                    depth: s.config.len(),
+                });
+            }
         }
         match s.step() {
             Step::Deadlock => {

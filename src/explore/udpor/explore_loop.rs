@@ -13,7 +13,8 @@
 //! of the frames at `AfterSecond`; `C` and `D` stay disjoint. The limits are checked between
 //! steps (time every 1024 steps; under a memory limit, memory every 256 steps and whenever the
 //! store grew by a 64th of the limit). A maximal configuration with no cutoff enabled either
-//! is a deadlock, unless the system calls its state terminal.
+//! is a deadlock, unless the system calls its state terminal; the state of every maximal
+//! configuration (and of every one cut by `max_depth`) is asked for a failed assertion.
 
 use rustc_hash::FxHashSet;
 
@@ -193,6 +194,8 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                     }
                     if level >= self.opts.max_depth {
                         self.stats.depth_cut += 1;
+                        // (A failure is one wherever it is met; the run is incomplete anyway.)
+                        self.note_failure();
                         self.pop_frame(&mut frames);
                         continue;
                     }
@@ -329,9 +332,30 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         }
     }
 
+    /// Counts `C` if its state has a failed assertion, and keeps the first such `C` as the
+    /// witness.
+    fn note_failure(&mut self) {
+        if self.sys.failed_assertion(&self.state).is_some() {
+            self.stats.assertion_failures += 1;
+            if self.stats.assertion_witness.is_none() {
+                self.stats.assertion_witness =
+                    Some(self.c.iter().map(|&e| self.store.label(e)).collect());
+            }
+        }
+    }
+
     fn record_maximal(&mut self) {
         self.stats.maximal_configurations += 1;
         let level = self.c.len();
+        // Failures are permanent (`System::failed_assertion`): a failing state reached by a
+        // configuration K fails at every maximal configuration containing K, so the leaves
+        // suffice. With cutoffs, too: a failing state reached through a cutoff e is reached
+        // through its corresponding event e' (state(⌈e⌉) = state(⌈e'⌉), and the same
+        // transitions fire from it), and so, by induction on the adequate order, by a
+        // configuration K free of cutoffs (the prefix is complete); K lies in a maximal
+        // cutoff-free configuration, which this loop visits as it visits every one a deadlock
+        // could be (that one is, by the same argument, failing).
+        self.note_failure();
         if !self.en_cutoffs.is_empty(level) {
             self.stats.ended_by_cutoff += 1;
         }

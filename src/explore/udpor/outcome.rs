@@ -27,6 +27,12 @@ pub struct UdporStats {
     pub deadlocks: u64,
     /// A run (transition labels) to the first deadlock found.
     pub deadlock_witness: Option<Vec<Transition>>,
+    /// Maximal configurations whose state has a failed assertion
+    /// ([`System::failed_assertion`]; with cutoffs, the maximal configurations of the part
+    /// explored; configurations cut by `max_depth` count too).
+    pub assertion_failures: u64,
+    /// A run (transition labels) to the first failed assertion found.
+    pub assertion_witness: Option<Vec<Transition>>,
     /// Configurations cut by `max_depth`.
     pub depth_cut: u64,
     /// The largest `|U|`, the events `Remove` must keep (`Q(C, D, U)` with the extensions of
