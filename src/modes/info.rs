@@ -36,10 +36,18 @@ pub fn report(net: &Net, format: Format, file: &Path, elapsed: Duration) -> Repo
         // The net is the unfolding of a coloured net: its own sizes and what unfolding did.
         let (c, u) = (&f.coloured, &f.stats);
         stats.add("coloured_places", "coloured places", c.places);
-        stats.add("coloured_transitions", "coloured transitions", c.transitions);
+        stats.add(
+            "coloured_transitions",
+            "coloured transitions",
+            c.transitions,
+        );
         stats.add("coloured_arcs", "coloured arcs", c.arcs);
         stats.add("coloured_variables", "coloured variables", c.variables);
-        stats.add("unfolded_places", "places before dead ones dropped", u.places_before);
+        stats.add(
+            "unfolded_places",
+            "places before dead ones dropped",
+            u.places_before,
+        );
         stats.add(
             "unfolded_transitions",
             "transitions before dead ones dropped",

@@ -136,7 +136,11 @@ impl Names {
                 folded.insert(fold.id.to_string(), nodes);
             }
         }
-        Names { folded, ids, labels }
+        Names {
+            folded,
+            ids,
+            labels,
+        }
     }
 
     /// The P/T places (`want_place`) or transitions a coloured name stands for, if it is one.
