@@ -223,6 +223,10 @@ impl<'g> Plan<'g> {
                 None => next[k],
             };
             next[k] += 1;
+            if value >= self.sizes[k] {
+                // An equality with a term of another sort (the reader refuses those).
+                continue;
+            }
             binding[self.vars[k] as usize] = value;
             *tried += 1;
             if !self.tests[k].iter().all(|g| g.holds(binding)) || !self.possible(k, binding, marked)
