@@ -320,7 +320,7 @@ impl<'p, 'a> Reader<'p, 'a> {
         ) {
             return Err(self.bad(el, "a plain number on a place whose sort is not dot"));
         }
-        Ok((n > 0).then(|| Multiset::Of(n, crate::model::coloured::Term::Const(0))))
+        Ok((n > 0).then_some(Multiset::Of(n, crate::model::coloured::Term::Const(0))))
     }
 
     fn transition(&mut self, el: &El, id: &str, label: &str) -> Result<u32, ReadError> {
