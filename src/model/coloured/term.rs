@@ -275,8 +275,9 @@ impl Multiset {
     }
 }
 
-/// `pairs` sorted by colour with the counts of equal colours summed (saturating).
-pub(super) fn normalise(mut pairs: Vec<(Colour, u64)>) -> Vec<(Colour, u64)> {
+/// `pairs` sorted by key (a colour, a P/T place) with the counts of equal keys summed
+/// (saturating).
+pub(super) fn normalise<K: Ord + Copy>(mut pairs: Vec<(K, u64)>) -> Vec<(K, u64)> {
     if pairs.len() > 1 && !pairs.is_sorted_by_key(|p| p.0) {
         pairs.sort_unstable_by_key(|p| p.0);
     }

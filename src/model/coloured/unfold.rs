@@ -15,7 +15,7 @@ use std::time::Instant;
 use compact_str::CompactString;
 
 use super::sort::Colour;
-use super::term::{Cmp, Guard, Multiset, NegativeMultiset, Term, VarId};
+use super::term::{Cmp, Guard, Multiset, NegativeMultiset, Term, VarId, normalise};
 use super::{ColouredNet, Fold, Folding, UnfoldStats};
 use crate::model::net::{Arc, ArcKind, Arcs, BuildError, Net, NetBuilder, PlaceIdx};
 
@@ -180,6 +180,15 @@ impl<'g> Plan<'g> {
         }
     }
 
+    /// The number of bindings of the guard's product, equalities that fix a variable counted.
+    fn naive_cost(&self) -> u64 {
+        self.sizes
+            .iter()
+            .zip(&self.fixed)
+            .filter(|(_, f)| f.is_none())
+            .fold(1u64, |acc, (&n, _)| acc.saturating_mul(n as u64))
+    }
+
     /// Whether the input colours that depth `k` completes are possibly marked.
     fn possible(&self, k: usize, binding: &[Colour], marked: &[bool]) -> bool {
         self.needs[k]
@@ -209,7 +218,7 @@ impl<'g> Plan<'g> {
         let mut next = vec![0u32; n];
         let mut end = vec![0u32; n];
         let mut k = 0;
-        self.open(0, binding, &mut next, &mut end);
+        self.open(0, &mut next, &mut end);
         loop {
             if next[k] >= end[k] {
                 if k == 0 {
@@ -237,13 +246,13 @@ impl<'g> Plan<'g> {
                 emit(binding)?;
             } else {
                 k += 1;
-                self.open(k, binding, &mut next, &mut end);
+                self.open(k, &mut next, &mut end);
             }
         }
     }
 
     /// Starts depth `k`: its whole sort, or the one value an equality gives it.
-    fn open(&self, k: usize, _binding: &[Colour], next: &mut [u32], end: &mut [u32]) {
+    fn open(&self, k: usize, next: &mut [u32], end: &mut [u32]) {
         next[k] = 0;
         end[k] = if self.fixed[k].is_some() {
             1
@@ -260,17 +269,7 @@ fn weigh(pairs: Vec<(Colour, u64)>, base: u64, out: &mut Vec<(u64, u64)>) {
 
 /// `pairs` (P/T place, weight) as arcs, equal places merged.
 fn to_arcs(pairs: Vec<(u64, u64)>, what: impl Fn() -> String) -> Result<Arcs, UnfoldError> {
-    let mut pairs = pairs;
-    pairs.sort_unstable_by_key(|p| p.0);
-    pairs.dedup_by(|later, kept| {
-        if later.0 == kept.0 {
-            kept.1 = kept.1.saturating_add(later.1);
-            true
-        } else {
-            false
-        }
-    });
-    pairs
+    normalise(pairs)
         .into_iter()
         .map(|(p, n)| {
             Ok(Arc {
@@ -334,6 +333,9 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
             Plan::new(net, &t.guard, &arcs)
         })
         .collect();
+    let naive = plans
+        .iter()
+        .fold(0u64, |acc, p| acc.saturating_add(p.naive_cost()));
     let mut marked: Vec<bool> = initial.iter().map(|&n| n > 0).collect();
     let mut binding = vec![0 as Colour; net.variables.len()];
     let mut ticks = 0u64;
@@ -369,6 +371,13 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
             }
         }
         if !grew {
+            break;
+        }
+        // When the possibly-marked colours barely restrict the bindings, more rounds cost
+        // more than they save (a token moving round a ring marks one colour more per round):
+        // enumerate the guarded product once, and let the P/T fixpoint drop the dead nodes.
+        if naive <= tried.saturating_mul(4) {
+            marked.iter_mut().for_each(|m| *m = true);
             break;
         }
     }
