@@ -156,16 +156,17 @@ fn reference_cycle() {
 
 #[test]
 fn coloured_net_type() {
+    // Symmetric nets are unfolded (tests/coloured.rs); other high-level nets are refused.
     let text = net("").replace(
         PTNET,
-        "http://www.pnml.org/version-2009/grammar/symmetricnet",
+        "http://www.pnml.org/version-2009/grammar/highlevelnet",
     );
     rejects(
         text.as_bytes(),
         at(&text, "<net", 0),
         &[
             "coloured nets are not supported",
-            "http://www.pnml.org/version-2009/grammar/symmetricnet",
+            "http://www.pnml.org/version-2009/grammar/highlevelnet",
         ],
     );
 }

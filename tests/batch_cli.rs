@@ -296,11 +296,19 @@ fn refusals_limits_and_crashes_are_rows() {
     let tmp = tempfile::tempdir().unwrap();
     let s = shared();
     let csv = tmp.path().join("out.csv");
-    // A coloured net: refused by both modes, and the batch goes on.
+    // A high-level net that is not a symmetric one: refused by both modes, and the batch
+    // goes on.
+    let refused = tmp.path().join("Philosophers-COL-000005.pnml");
+    let text = std::fs::read_to_string(s.join("pnml/col/Philosophers-COL-000005.pnml")).unwrap();
+    std::fs::write(
+        &refused,
+        text.replace("grammar/symmetricnet", "grammar/highlevelnet"),
+    )
+    .unwrap();
     let out = unfold()
         .args(["batch", "--modes", "prefix,reach", "--csv"])
         .arg(&csv)
-        .arg(s.join("pnml/col/Philosophers-COL-000005.pnml"))
+        .arg(&refused)
         .arg(s.join("pep/do_od.ll_net"))
         .output()
         .unwrap();

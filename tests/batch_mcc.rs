@@ -1,7 +1,7 @@
 //! `unfold batch` with MCC examinations as modes, through the binary, on instance folders of
 //! ../shared/mcc copied into a temporary folder: one row per formula with its verdict against
 //! the contest's answers (read here by the test's own parser), the summary per examination, a
-//! doctored answers file that makes the batch fail, coloured instances, and `--resume`.
+//! doctored answers file that makes the batch fail, coloured instances (unfolded), and `--resume`.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -298,7 +298,8 @@ fn a_wrong_answer_fails_the_batch() {
 }
 
 #[test]
-fn coloured_instances_do_not_compete() {
+fn coloured_instances_compete() {
+    // TokenRing-COL-005 is unfolded to P/T: every answer is the contest's.
     let tmp = tempfile::tempdir().unwrap();
     copy_instances(&tmp.path().join("suite"), &[COLOURED]);
     let formulas = tmp.path().join("formulas.csv");
@@ -309,13 +310,11 @@ fn coloured_instances_do_not_compete() {
     assert_eq!(rows.len(), 17, "{rows:?}");
     let oracle = oracle_map(&oracle_lines());
     for r in &rows {
-        assert_eq!(r["answer"], "DO_NOT_COMPETE", "{r:?}");
-        assert_eq!(r["engine"], "");
+        assert_ne!(r["answer"], "DO_NOT_COMPETE", "{r:?}");
         assert_eq!(r["status"], "ok");
         assert_eq!(r["verdict"], expected_verdict(&oracle, r), "{r:?}");
+        assert_ne!(r["verdict"], "wrong", "{r:?}");
     }
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(summary_counts(&stdout, "UpperBounds")[..2], ["16", "0"]);
 }
 
 #[test]

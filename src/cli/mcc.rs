@@ -120,10 +120,10 @@ pub fn run(args: &MccArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
 }
 
 fn run_examination(args: &MccArgs, name: &str, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
+    // Coloured (symmetric) nets are unfolded to P/T by the reader, and formulas on their
+    // coloured nodes resolved through the folding: they compete like P/T nets.
     if is_colored(&args.dir)? {
-        eprintln!("unfold mcc: coloured nets are not supported");
-        answer(DO_NOT_COMPETE);
-        return Ok(Outcome::Clean);
+        eprintln!("unfold mcc: coloured net, unfolded to P/T");
     }
     let Some(exam) = Examination::from_name(name) else {
         eprintln!("unfold mcc: examination {name} is not supported");
@@ -138,7 +138,7 @@ fn run_examination(args: &MccArgs, name: &str, interrupt: Arc<AtomicBool>) -> Re
     let watchdog = watch(limits.clone().with_mem_limit(None), "mcc", &model, None);
     let net = match read_net(&model, &watchdog) {
         Ok((net, _)) => net,
-        // A coloured net in a folder without `iscolored`: the reader refuses it by name.
+        // A high-level net other than a symmetric one: the reader refuses it by name.
         Err(e) if format!("{e:#}").contains("coloured nets are not supported") => {
             eprintln!("unfold mcc: {e:#}");
             answer(DO_NOT_COMPETE);

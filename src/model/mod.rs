@@ -1,5 +1,6 @@
 //! Models: what parsers produce and what becomes a [`System`](crate::system::System).
 
+pub mod coloured;
 pub mod components;
 pub mod net;
 pub mod net_system;

@@ -81,6 +81,9 @@ pub struct Net {
     pub transitions: Vec<NetTransition>,
     /// The NUPN block, when the file has one.
     pub nupn: Option<Nupn>,
+    /// When the net is the unfolding of a coloured net: which P/T nodes each coloured node
+    /// became (formulas name the coloured ones), and the coloured sizes.
+    pub folding: Option<std::sync::Arc<crate::model::coloured::Folding>>,
 }
 
 /// Direction of an arc given to [`NetBuilder::add_arc`].

@@ -32,6 +32,36 @@ pub fn report(net: &Net, format: Format, file: &Path, elapsed: Duration) -> Repo
             .and_then(|n| n.safe)
             .map_or(Value::Null, Value::Bool),
     );
+    if let Some(f) = &net.folding {
+        // The net is the unfolding of a coloured net: its own sizes and what unfolding did.
+        let (c, u) = (&f.coloured, &f.stats);
+        stats.add("coloured_places", "coloured places", c.places);
+        stats.add(
+            "coloured_transitions",
+            "coloured transitions",
+            c.transitions,
+        );
+        stats.add("coloured_arcs", "coloured arcs", c.arcs);
+        stats.add("coloured_variables", "coloured variables", c.variables);
+        stats.add(
+            "unfolded_places",
+            "places before dead ones dropped",
+            u.places_before,
+        );
+        stats.add(
+            "unfolded_transitions",
+            "transitions before dead ones dropped",
+            u.transitions_before,
+        );
+        stats.add("bindings_tried", "bindings tried", u.bindings_tried);
+        stats.add("bindings_kept", "bindings kept", u.bindings_kept);
+        stats.add("unfolding_rounds", "unfolding rounds", u.rounds);
+        stats.add(
+            "unfolding_seconds",
+            "unfolding time (s)",
+            u.micros as f64 / 1e6,
+        );
+    }
     stats.add("ordinary", "ordinary", s.ordinary);
     stats.add("free_choice", "free-choice", s.free_choice);
     stats.add("state_machine", "state machine", s.state_machine);

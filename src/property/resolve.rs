@@ -2,6 +2,10 @@
 //! contest names nodes by id), then labels. An unknown name, a label shared by several nodes,
 //! or a transition where a place is expected (and the reverse) is an error naming the name and
 //! where it was read.
+//!
+//! On the unfolding of a coloured net ([`Net::folding`]) a coloured node's name stands for the
+//! set of P/T nodes it became: a coloured place's tokens are the sum over its colours, a
+//! coloured transition is fireable when one of its bindings is. Coloured names come first.
 
 use rustc_hash::FxHashMap;
 
@@ -66,8 +70,17 @@ enum Node {
     Transition(TransIdx),
 }
 
+/// What a coloured node became: P/T places or P/T transitions.
+#[derive(Clone)]
+enum Folded {
+    Places(Vec<PlaceIdx>),
+    Transitions(Vec<TransIdx>),
+}
+
 /// The net's names, looked up once per net and then for every formula.
 pub struct Names {
+    /// Coloured nodes by identifier and by label (identifiers win).
+    folded: FxHashMap<String, Folded>,
     ids: FxHashMap<String, Node>,
     /// Labels: the node, or `None` when several share the label (with their count).
     labels: FxHashMap<String, (Node, usize)>,
@@ -96,7 +109,70 @@ impl Names {
                 .and_modify(|(_, n)| *n += 1)
                 .or_insert((node, 1));
         }
-        Names { ids, labels }
+        let mut folded = FxHashMap::default();
+        if let Some(f) = &net.folding {
+            let member = |id: &str| ids.get(id).copied();
+            let places = f.places.iter().map(|fold| {
+                let ps = fold.members.iter().filter_map(|m| match member(m) {
+                    Some(Node::Place(p)) => Some(p),
+                    _ => None,
+                });
+                (fold, Folded::Places(ps.collect()))
+            });
+            let transitions = f.transitions.iter().map(|fold| {
+                let ts = fold.members.iter().filter_map(|m| match member(m) {
+                    Some(Node::Transition(t)) => Some(t),
+                    _ => None,
+                });
+                (fold, Folded::Transitions(ts.collect()))
+            });
+            let all: Vec<_> = places.chain(transitions).collect();
+            for (fold, nodes) in &all {
+                folded
+                    .entry(fold.label.to_string())
+                    .or_insert_with(|| nodes.clone());
+            }
+            for (fold, nodes) in all {
+                folded.insert(fold.id.to_string(), nodes);
+            }
+        }
+        Names {
+            folded,
+            ids,
+            labels,
+        }
+    }
+
+    /// The P/T places (`want_place`) or transitions a coloured name stands for, if it is one.
+    fn folded(&self, name: &Name, want_place: bool) -> Option<Result<Vec<u32>, ResolveError>> {
+        let expected = if want_place { "place" } else { "transition" };
+        Some(match (self.folded.get(name.text.as_str())?, want_place) {
+            (Folded::Places(ps), true) => Ok(ps.clone()),
+            (Folded::Transitions(ts), false) => Ok(ts.clone()),
+            (Folded::Places(_), false) => Err(ResolveError::WrongKind {
+                name: name.clone(),
+                expected,
+                found: "place",
+            }),
+            (Folded::Transitions(_), true) => Err(ResolveError::WrongKind {
+                name: name.clone(),
+                expected,
+                found: "transition",
+            }),
+        })
+    }
+
+    /// The nodes `names` stand for, coloured names expanded.
+    fn expand(&self, names: &[Name], want_place: bool) -> Result<Vec<u32>, ResolveError> {
+        let mut out = Vec::new();
+        for n in names {
+            match self.folded(n, want_place) {
+                Some(nodes) => out.extend(nodes?),
+                None if want_place => out.push(self.place(n)?),
+                None => out.push(self.transition(n)?),
+            }
+        }
+        Ok(out)
     }
 
     fn lookup(&self, name: &Name, want_place: bool) -> Result<Node, ResolveError> {
@@ -164,7 +240,7 @@ impl Names {
     }
 
     fn places(&self, names: &[Name]) -> Result<Vec<PlaceIdx>, ResolveError> {
-        names.iter().map(|n| self.place(n)).collect()
+        self.expand(names, true)
     }
 
     fn int(&self, e: &IntExpr<Name>) -> Result<IntExpr<PlaceIdx>, ResolveError> {
@@ -183,11 +259,7 @@ impl Names {
         Ok(match f {
             Form::Bool(b) => Form::Bool(*b),
             Form::Deadlock => Form::Deadlock,
-            Form::Fireable(ts) => Form::Fireable(
-                ts.iter()
-                    .map(|t| self.transition(t))
-                    .collect::<Result<_, _>>()?,
-            ),
+            Form::Fireable(ts) => Form::Fireable(self.expand(ts, false)?),
             Form::Compare(a, c, b) => Form::Compare(self.int(a)?, *c, self.int(b)?),
             Form::Not(g) => Form::Not(boxed(g)?),
             Form::And(gs) => Form::And(

@@ -21,7 +21,7 @@
 mod read;
 mod write;
 
-pub use read::parse;
+pub use read::{parse, parse_coloured};
 pub use write::write;
 
 /// The PNML 2009 grammar namespace.

@@ -4,8 +4,11 @@
 //! The XML access the element readers share (events, attributes, text, identifiers) is in
 //! `xml`; the references and arcs, resolved once the whole net is read, in `resolve`.
 
+mod coloured;
 mod resolve;
 mod xml;
+
+pub use coloured::parse_coloured;
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -23,8 +26,9 @@ use crate::model::net::{Arcs, Net, NetTransition, Node, Nupn, Place, PlaceIdx, T
 
 /// Parses a P/T net in PNML.
 ///
-/// `file` is only used in error messages. Coloured (symmetric / high-level) nets, inhibitor,
-/// reset and timed arcs are refused with an error naming the type or the arc.
+/// `file` is only used in error messages. A coloured net (`symmetricnet`) is read and unfolded
+/// to P/T, its [`Net::folding`] set; other high-level nets, inhibitor, reset and timed arcs are
+/// refused with an error naming the type or the arc.
 pub fn parse(bytes: &[u8], file: &Path) -> Result<Net, ReadError> {
     // Validating UTF-8 once up front lets every later slice be a `&str` borrowed from the
     // input (quick-xml 0.42 only hands out `str` content anyway).
@@ -36,6 +40,9 @@ pub fn parse(bytes: &[u8], file: &Path) -> Result<Net, ReadError> {
              UTF-8 encoded XML",
         )
     })?;
+    if coloured::is_symmetric(input, file) {
+        return coloured::parse_and_unfold(input, file);
+    }
     let mut parser = Parser::new(input, file);
     parser.document()
 }

@@ -213,14 +213,19 @@ fn other_toolspecific_and_graphics_skipped() {
 
 #[test]
 fn refused_net_types_and_arcs() {
+    // Symmetric nets are unfolded (tests/coloured.rs); other high-level nets are refused.
     let e = bad(
-        r#"<pnml><net id="n" type="http://www.pnml.org/version-2009/grammar/symmetricnet"></net></pnml>"#,
+        r#"<pnml><net id="n" type="http://www.pnml.org/version-2009/grammar/highlevelnet"></net></pnml>"#,
     );
     assert!(
         e.contains("coloured nets are not supported")
-            && e.contains("http://www.pnml.org/version-2009/grammar/symmetricnet"),
+            && e.contains("http://www.pnml.org/version-2009/grammar/highlevelnet"),
         "{e}"
     );
+    let empty = ok(
+        r#"<pnml><net id="n" type="http://www.pnml.org/version-2009/grammar/symmetricnet"></net></pnml>"#,
+    );
+    assert!(empty.folding.is_some() && empty.places.is_empty());
     let e = bad(r#"<pnml><net id="n" type="http://example.org/whatever"/></pnml>"#);
     assert!(
         e.contains("unsupported net type http://example.org/whatever"),

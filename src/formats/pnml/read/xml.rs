@@ -193,7 +193,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Resolves a general reference (`&amp;`, `&#10;`…) inside text.
-    fn entity(&self, r: &BytesRef<'a>) -> Result<Cow<'a, str>, ReadError> {
+    pub(super) fn entity(&self, r: &BytesRef<'a>) -> Result<Cow<'a, str>, ReadError> {
         let off = self.ev_start;
         match r.resolve_char_ref() {
             Ok(Some(c)) => Ok(Cow::Owned(c.to_string())),

@@ -1,0 +1,586 @@
+//! Unfolding a coloured net to a P/T net.
+//!
+//! Places: one per (coloured place, colour). Transitions: one per (coloured transition,
+//! binding of the variables it mentions that satisfies its guard). Bindings are enumerated
+//! depth first, one variable at a time; each conjunct of the guard is tested as soon as its
+//! variables have values, and a variable that a conjunct `v = term` fixes from earlier ones
+//! gets that one value instead of its whole sort. Then the dead nodes are dropped by a sound
+//! fixpoint: a place is possibly marked when it is marked initially or in the postset of a
+//! possibly enabled transition, a transition possibly enabled when its whole preset is
+//! possibly marked; whatever the least fixpoint leaves out can never be marked or fire, so
+//! dropping it changes no reachable marking of the kept places.
+
+use std::time::Instant;
+
+use compact_str::CompactString;
+
+use super::sort::Colour;
+use super::term::{Cmp, Guard, Multiset, NegativeMultiset, Term, VarId, normalise};
+use super::{ColouredNet, Fold, Folding, UnfoldStats};
+use crate::model::net::{Arc, ArcKind, Arcs, BuildError, Net, NetBuilder, PlaceIdx};
+
+/// Bounds on the unfolding's size and time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget {
+    /// The most P/T places plus transitions plus arcs allowed, before dead nodes are dropped.
+    pub max_size: Option<u64>,
+    /// When to give up.
+    pub deadline: Option<Instant>,
+}
+
+/// Why a coloured net could not be unfolded.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnfoldError {
+    /// The unfolding outgrew [`Budget::max_size`].
+    #[error("the unfolded net would have more than {0} places, transitions and arcs")]
+    TooLarge(u64),
+    /// [`Budget::deadline`] passed.
+    #[error("the unfolding ran out of time")]
+    Timeout,
+    /// More P/T places or transitions than indices.
+    #[error("the unfolded net would have more than 2^32 places or transitions")]
+    TooManyNodes,
+    /// A subtraction went negative.
+    #[error("{what}: {source}")]
+    Negative {
+        /// The arc or place.
+        what: String,
+        /// The failure.
+        source: NegativeMultiset,
+    },
+    /// A weight or initial marking over `u32::MAX`.
+    #[error("{0}: a multiplicity above 4294967295")]
+    Overflow(String),
+    /// The P/T net builder refused a node or an arc.
+    #[error("{0}")]
+    Build(#[from] BuildError),
+}
+
+/// A coloured net unfolded: the P/T net and the map back.
+#[derive(Clone, Debug)]
+pub struct Unfolded {
+    /// The P/T net, dead nodes dropped.
+    pub net: Net,
+    /// What each coloured node became.
+    pub folding: Folding,
+}
+
+/// A P/T transition before dead ones are dropped.
+struct Pending {
+    /// The coloured transition.
+    origin: u32,
+    /// Its name.
+    id: CompactString,
+    pre: Arcs,
+    post: Arcs,
+}
+
+/// The search for one transition's bindings: its variables in enumeration order, the guard's
+/// conjuncts by the depth at which they can be tested, and the variables fixed by an equality.
+struct Plan<'g> {
+    vars: Vec<VarId>,
+    sizes: Vec<u32>,
+    /// Conjuncts to test once `vars[..=k]` have values, per `k`.
+    tests: Vec<Vec<&'g Guard>>,
+    /// Per depth, the term that gives the variable its only possible value.
+    fixed: Vec<Option<&'g Term>>,
+    /// Conjuncts without variables.
+    closed: Vec<&'g Guard>,
+    /// Per depth, the colours an input arc needs once `vars[..=k]` have values, as (first
+    /// P/T place of the arc's place, term): the binding is possible only when that P/T place
+    /// is possibly marked. Index `n` (one past the last depth) holds the closed ones.
+    needs: Vec<Vec<(u64, &'g Term)>>,
+}
+
+/// The colour terms an input inscription certainly takes tokens of (with a positive count),
+/// as far as it can tell: the parts of sums and scaled terms; nothing from a difference.
+fn needed_terms<'g>(m: &'g Multiset, out: &mut Vec<&'g Term>) {
+    match m {
+        Multiset::Of(n, t) if *n > 0 => out.push(t),
+        Multiset::Scale(n, m) if *n > 0 => needed_terms(m, out),
+        Multiset::Add(ms) => ms.iter().for_each(|m| needed_terms(m, out)),
+        _ => {}
+    }
+}
+
+impl<'g> Plan<'g> {
+    fn new(net: &ColouredNet, guard: &'g Guard, arcs: &[(&'g Multiset, bool, u64)]) -> Plan<'g> {
+        let mut vars = Vec::new();
+        // Input arcs first, then the guard, then outputs: variables bound by what is consumed
+        // come early, so the guard's conjuncts are tested high in the search tree.
+        for (m, input, _) in arcs {
+            if *input {
+                m.variables(&mut vars);
+            }
+        }
+        guard.variables(&mut vars);
+        for (m, input, _) in arcs {
+            if !*input {
+                m.variables(&mut vars);
+            }
+        }
+        let mut seen = vec![false; net.variables.len()];
+        vars.retain(|&v| !std::mem::replace(&mut seen[v as usize], true));
+        let depth_of = |v: VarId| vars.iter().position(|&w| w == v).unwrap_or(0);
+        let mut tests = vec![Vec::new(); vars.len()];
+        let mut fixed = vec![None; vars.len()];
+        let mut closed = Vec::new();
+        for c in guard.conjuncts() {
+            let mut used = Vec::new();
+            c.variables(&mut used);
+            match used.iter().map(|&v| depth_of(v)).max() {
+                None => closed.push(c),
+                Some(d) => {
+                    if let Guard::Compare(a, Cmp::Eq, b) = c {
+                        for (x, t) in [(a, b), (b, a)] {
+                            if let Term::Var(v) = x {
+                                let dv = depth_of(*v);
+                                let mut tv = Vec::new();
+                                t.variables(&mut tv);
+                                if fixed[dv].is_none() && tv.iter().all(|&w| depth_of(w) < dv) {
+                                    fixed[dv] = Some(t);
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    tests[d].push(c);
+                }
+            }
+        }
+        let mut needs = vec![Vec::new(); vars.len() + 1];
+        for (m, input, base) in arcs {
+            if !*input {
+                continue;
+            }
+            let mut terms = Vec::new();
+            needed_terms(m, &mut terms);
+            for t in terms {
+                let mut used = Vec::new();
+                t.variables(&mut used);
+                let d = used
+                    .iter()
+                    .map(|&v| depth_of(v))
+                    .max()
+                    .unwrap_or(vars.len());
+                needs[d].push((*base, t));
+            }
+        }
+        let sizes = vars
+            .iter()
+            .map(|&v| net.sorts.get(net.variables[v as usize].sort).size)
+            .collect();
+        Plan {
+            vars,
+            sizes,
+            tests,
+            fixed,
+            closed,
+            needs,
+        }
+    }
+
+    /// The number of bindings of the guard's product, equalities that fix a variable counted.
+    fn naive_cost(&self) -> u64 {
+        self.sizes
+            .iter()
+            .zip(&self.fixed)
+            .filter(|(_, f)| f.is_none())
+            .fold(1u64, |acc, (&n, _)| acc.saturating_mul(n as u64))
+    }
+
+    /// Whether the input colours that depth `k` completes are possibly marked.
+    fn possible(&self, k: usize, binding: &[Colour], marked: &[bool]) -> bool {
+        self.needs[k]
+            .iter()
+            .all(|&(base, t)| marked[(base + t.eval(binding) as u64) as usize])
+    }
+
+    /// Calls `emit` with every binding that satisfies the guard; counts the assignments tried.
+    fn enumerate(
+        &self,
+        binding: &mut [Colour],
+        marked: &[bool],
+        tried: &mut u64,
+        emit: &mut dyn FnMut(&[Colour]) -> Result<(), UnfoldError>,
+    ) -> Result<(), UnfoldError> {
+        if !self.closed.iter().all(|g| g.holds(binding))
+            || !self.possible(self.vars.len(), binding, marked)
+        {
+            return Ok(());
+        }
+        let n = self.vars.len();
+        if n == 0 {
+            *tried += 1;
+            return emit(binding);
+        }
+        // `next[k]`: the next value to try at depth k; `end[k]`: one past the last.
+        let mut next = vec![0u32; n];
+        let mut end = vec![0u32; n];
+        let mut k = 0;
+        self.open(0, &mut next, &mut end);
+        loop {
+            if next[k] >= end[k] {
+                if k == 0 {
+                    return Ok(());
+                }
+                k -= 1;
+                continue;
+            }
+            let value = match self.fixed[k] {
+                Some(t) => t.eval(binding),
+                None => next[k],
+            };
+            next[k] += 1;
+            if value >= self.sizes[k] {
+                // An equality with a term of another sort (the reader refuses those).
+                continue;
+            }
+            binding[self.vars[k] as usize] = value;
+            *tried += 1;
+            if !self.tests[k].iter().all(|g| g.holds(binding)) || !self.possible(k, binding, marked)
+            {
+                continue;
+            }
+            if k + 1 == n {
+                emit(binding)?;
+            } else {
+                k += 1;
+                self.open(k, &mut next, &mut end);
+            }
+        }
+    }
+
+    /// Starts depth `k`: its whole sort, or the one value an equality gives it.
+    fn open(&self, k: usize, next: &mut [u32], end: &mut [u32]) {
+        next[k] = 0;
+        end[k] = if self.fixed[k].is_some() {
+            1
+        } else {
+            self.sizes[k]
+        };
+    }
+}
+
+/// Adds the colours of `pairs` to `out` as P/T places from `base` on.
+fn weigh(pairs: Vec<(Colour, u64)>, base: u64, out: &mut Vec<(u64, u64)>) {
+    out.extend(pairs.into_iter().map(|(c, n)| (base + c as u64, n)));
+}
+
+/// `pairs` (P/T place, weight) as arcs, equal places merged.
+fn to_arcs(pairs: Vec<(u64, u64)>, what: impl Fn() -> String) -> Result<Arcs, UnfoldError> {
+    normalise(pairs)
+        .into_iter()
+        .map(|(p, n)| {
+            Ok(Arc {
+                place: p as PlaceIdx,
+                weight: u32::try_from(n).map_err(|_| UnfoldError::Overflow(what()))?,
+            })
+        })
+        .collect()
+}
+
+/// Unfolds `net` to a P/T net within `budget`.
+pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, UnfoldError> {
+    let started = Instant::now();
+    let mut stats = UnfoldStats::default();
+    let max_size = budget.max_size.unwrap_or(u64::MAX);
+    // Places: a dense range of P/T places per coloured place.
+    let mut base = Vec::with_capacity(net.places.len());
+    let mut total = 0u64;
+    for p in &net.places {
+        base.push(total);
+        total += net.sorts.get(p.sort).size as u64;
+    }
+    if total > u32::MAX as u64 {
+        return Err(UnfoldError::TooManyNodes);
+    }
+    if total > max_size {
+        return Err(UnfoldError::TooLarge(max_size));
+    }
+    stats.places_before = total;
+    let mut initial = vec![0u32; total as usize];
+    for (i, p) in net.places.iter().enumerate() {
+        let Some(m) = &p.initial else { continue };
+        let what = || format!("initial marking of place '{}'", p.id);
+        let pairs = m.eval(&[]).map_err(|source| UnfoldError::Negative {
+            what: what(),
+            source,
+        })?;
+        for (c, n) in pairs {
+            initial[(base[i] + c as u64) as usize] =
+                u32::try_from(n).map_err(|_| UnfoldError::Overflow(what()))?;
+        }
+    }
+    // Transitions: rounds of enumeration, each binding checked against the places possibly
+    // marked so far, until a round marks nothing new; then the last round builds them.
+    let mut arcs_of: Vec<Vec<usize>> = vec![Vec::new(); net.transitions.len()];
+    for (i, a) in net.arcs.iter().enumerate() {
+        arcs_of[a.transition as usize].push(i);
+    }
+    let plans: Vec<Plan> = net
+        .transitions
+        .iter()
+        .enumerate()
+        .map(|(ti, t)| {
+            let arcs: Vec<(&Multiset, bool, u64)> = arcs_of[ti]
+                .iter()
+                .map(|&a| {
+                    let a = &net.arcs[a];
+                    (&a.inscription, a.input, base[a.place as usize])
+                })
+                .collect();
+            Plan::new(net, &t.guard, &arcs)
+        })
+        .collect();
+    let naive = plans
+        .iter()
+        .fold(0u64, |acc, p| acc.saturating_add(p.naive_cost()));
+    let mut marked: Vec<bool> = initial.iter().map(|&n| n > 0).collect();
+    let mut binding = vec![0 as Colour; net.variables.len()];
+    let mut ticks = 0u64;
+    let mut check_time = || -> Result<(), UnfoldError> {
+        ticks += 1;
+        if ticks.is_multiple_of(4096) && budget.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(UnfoldError::Timeout);
+        }
+        Ok(())
+    };
+    loop {
+        stats.rounds += 1;
+        let mut grew = false;
+        let mut tried = 0;
+        for (ti, plan) in plans.iter().enumerate() {
+            let mut newly = Vec::new();
+            let mut emit = |b: &[Colour]| -> Result<(), UnfoldError> {
+                check_time()?;
+                for &ai in &arcs_of[ti] {
+                    let a = &net.arcs[ai];
+                    if a.input {
+                        continue;
+                    }
+                    let pairs = eval_arc(net, a, b)?;
+                    let base = base[a.place as usize];
+                    newly.extend(pairs.into_iter().map(|(c, _)| (base + c as u64) as usize));
+                }
+                Ok(())
+            };
+            plan.enumerate(&mut binding, &marked, &mut tried, &mut emit)?;
+            for p in newly {
+                grew |= !std::mem::replace(&mut marked[p], true);
+            }
+        }
+        if !grew {
+            break;
+        }
+        // When the possibly-marked colours barely restrict the bindings, more rounds cost
+        // more than they save (a token moving round a ring marks one colour more per round):
+        // enumerate the guarded product once, and let the P/T fixpoint drop the dead nodes.
+        if naive <= tried.saturating_mul(4) {
+            marked.iter_mut().for_each(|m| *m = true);
+            break;
+        }
+    }
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut size = total;
+    let mut name = String::new();
+    for (ti, (t, plan)) in net.transitions.iter().zip(&plans).enumerate() {
+        let mut emit = |b: &[Colour]| -> Result<(), UnfoldError> {
+            check_time()?;
+            stats.bindings_kept += 1;
+            let mut pre = Vec::new();
+            let mut post = Vec::new();
+            for &ai in &arcs_of[ti] {
+                let a = &net.arcs[ai];
+                let pairs = eval_arc(net, a, b)?;
+                let base = base[a.place as usize];
+                weigh(pairs, base, if a.input { &mut pre } else { &mut post });
+            }
+            let what = || format!("an arc of transition '{}'", t.id);
+            let pre = to_arcs(pre, what)?;
+            let post = to_arcs(post, what)?;
+            size += 1 + pre.len() as u64 + post.len() as u64;
+            if size > max_size {
+                return Err(UnfoldError::TooLarge(max_size));
+            }
+            name.clear();
+            name.push_str(&t.id);
+            for &v in &plan.vars {
+                name.push('_');
+                net.sorts
+                    .colour_name(net.variables[v as usize].sort, b[v as usize], &mut name);
+            }
+            pending.push(Pending {
+                origin: ti as u32,
+                id: CompactString::from(name.as_str()),
+                pre,
+                post,
+            });
+            Ok(())
+        };
+        plan.enumerate(&mut binding, &marked, &mut stats.bindings_tried, &mut emit)?;
+    }
+    if pending.len() > u32::MAX as usize {
+        return Err(UnfoldError::TooManyNodes);
+    }
+    stats.transitions_before = pending.len() as u64;
+    let (marked, enabled) = possibly_live(&initial, &pending);
+    build(
+        net, &base, &initial, &pending, &marked, &enabled, stats, started,
+    )
+}
+
+/// The value of arc `a`'s inscription under binding `b`.
+fn eval_arc(
+    net: &ColouredNet,
+    a: &super::ColouredArc,
+    b: &[Colour],
+) -> Result<Vec<(Colour, u64)>, UnfoldError> {
+    a.inscription
+        .eval(b)
+        .map_err(|source| UnfoldError::Negative {
+            what: format!(
+                "arc between place '{}' and transition '{}'",
+                net.places[a.place as usize].id, net.transitions[a.transition as usize].id
+            ),
+            source,
+        })
+}
+
+/// The least fixpoint of possibly-marked places and possibly-enabled transitions.
+fn possibly_live(initial: &[u32], pending: &[Pending]) -> (Vec<bool>, Vec<bool>) {
+    let mut marked: Vec<bool> = initial.iter().map(|&n| n > 0).collect();
+    let mut enabled = vec![false; pending.len()];
+    let mut consumers: Vec<Vec<u32>> = vec![Vec::new(); initial.len()];
+    let mut missing: Vec<u32> = Vec::with_capacity(pending.len());
+    let mut ready = Vec::new();
+    for (t, p) in pending.iter().enumerate() {
+        let mut m = 0;
+        for a in &p.pre {
+            if !marked[a.place as usize] {
+                m += 1;
+                consumers[a.place as usize].push(t as u32);
+            }
+        }
+        missing.push(m);
+        if m == 0 {
+            ready.push(t as u32);
+        }
+    }
+    while let Some(t) = ready.pop() {
+        if std::mem::replace(&mut enabled[t as usize], true) {
+            continue;
+        }
+        for a in &pending[t as usize].post {
+            let p = a.place as usize;
+            if !std::mem::replace(&mut marked[p], true) {
+                for &u in &consumers[p] {
+                    missing[u as usize] -= 1;
+                    if missing[u as usize] == 0 {
+                        ready.push(u);
+                    }
+                }
+            }
+        }
+    }
+    (marked, enabled)
+}
+
+/// The P/T net of the live nodes, and the folding.
+#[allow(clippy::too_many_arguments)]
+fn build(
+    net: &ColouredNet,
+    base: &[u64],
+    initial: &[u32],
+    pending: &[Pending],
+    marked: &[bool],
+    enabled: &[bool],
+    mut stats: UnfoldStats,
+    started: Instant,
+) -> Result<Unfolded, UnfoldError> {
+    let mut builder = NetBuilder::new(net.name.clone());
+    let mut folding = Folding {
+        coloured: net.sizes(),
+        ..Folding::default()
+    };
+    let mut new_index = vec![PlaceIdx::MAX; initial.len()];
+    let mut name = String::new();
+    for (i, p) in net.places.iter().enumerate() {
+        let sort = net.sorts.get(p.sort);
+        let mut members = Vec::new();
+        for c in 0..sort.size {
+            let old = (base[i] + c as u64) as usize;
+            if !marked[old] {
+                continue;
+            }
+            name.clear();
+            name.push_str(&p.id);
+            if sort.size > 1 || !matches!(sort.kind, super::SortKind::Dot) {
+                name.push('_');
+                net.sorts.colour_name(p.sort, c, &mut name);
+            }
+            let (idx, id) = add_unique(&mut builder, &name, |b, id| {
+                b.add_place(CompactString::from(id), None, initial[old])
+            })?;
+            new_index[old] = idx;
+            members.push(id);
+        }
+        folding.places.push(Fold {
+            id: p.id.clone(),
+            label: p.label.clone(),
+            members,
+        });
+    }
+    stats.places_dropped = stats.places_before - builder.place_count() as u64;
+    let mut members: Vec<Vec<CompactString>> = vec![Vec::new(); net.transitions.len()];
+    for (t, p) in pending.iter().enumerate() {
+        if !enabled[t] {
+            continue;
+        }
+        let (idx, id) = add_unique(&mut builder, &p.id, |b, id| {
+            b.add_transition(CompactString::from(id), None)
+        })?;
+        for (list, kind) in [(&p.pre, ArcKind::Input), (&p.post, ArcKind::Output)] {
+            builder.reserve_arcs(idx, kind, list.len());
+            for a in list {
+                builder.add_arc(new_index[a.place as usize], idx, kind, a.weight)?;
+            }
+        }
+        members[p.origin as usize].push(id);
+    }
+    stats.transitions_dropped = stats.transitions_before - builder.transition_count() as u64;
+    for (t, members) in net.transitions.iter().zip(members) {
+        folding.transitions.push(Fold {
+            id: t.id.clone(),
+            label: t.label.clone(),
+            members,
+        });
+    }
+    stats.micros = started.elapsed().as_micros() as u64;
+    folding.stats = stats;
+    Ok(Unfolded {
+        net: builder.finish(),
+        folding,
+    })
+}
+
+/// Adds a node named `name` with `add`, or, when that name is taken, `name_2`, `name_3`, …;
+/// returns its index and the name it got.
+fn add_unique(
+    builder: &mut NetBuilder,
+    name: &str,
+    mut add: impl FnMut(&mut NetBuilder, &str) -> Result<u32, BuildError>,
+) -> Result<(u32, CompactString), UnfoldError> {
+    let mut candidate = CompactString::from(name);
+    let mut k = 1u64;
+    loop {
+        match add(builder, &candidate) {
+            Ok(i) => return Ok((i, candidate)),
+            Err(BuildError::DuplicateId(_)) => {
+                k += 1;
+                candidate = compact_str::format_compact!("{name}_{k}");
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
