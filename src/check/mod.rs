@@ -10,6 +10,7 @@
 pub mod climb;
 pub mod equation;
 pub mod explicit;
+pub mod ltl;
 pub mod prefix_sat;
 pub mod run;
 pub mod shortcuts;
