@@ -10,7 +10,7 @@ use super::equation::Equation;
 use super::explicit::{self, BoundQuery, NetMarking};
 use super::ltl::{self, LtlOptions, LtlQuestion};
 use super::prefix_sat;
-use super::shortcuts::Shortcuts;
+use super::shortcuts::{Shortcuts, Truth};
 use super::walk::{self, WalkOptions};
 use super::{Bound, Search};
 use crate::explore::limits::{Limits, StopReason};
@@ -399,8 +399,33 @@ impl<'a> Work<'a> {
             .filter(|&i| matches!(self.goals[i], Goal::Ltl(_)))
     }
 
-    /// The LTL engine on the open LTL goals, in two rounds within `limits`.
+    /// The LTL engine on the open LTL goals, in two rounds within `limits`; first the atoms
+    /// that structural facts (within a twentieth of the time) show constant over the
+    /// reachable markings are replaced by their value.
     fn ltl(&mut self, limits: &Limits, options: LtlOptions) -> Result<(), Overflow> {
+        let mut budget = Budget::default();
+        if let Some(r) = limits.remaining() {
+            budget.time = budget.time.min(r / 20);
+        }
+        let facts = Shortcuts::of(self.net, &budget);
+        let questions: Vec<(usize, LtlQuestion)> = self
+            .open_ltl()
+            .filter_map(|i| match &self.goals[i] {
+                Goal::Ltl(q) => {
+                    let known: Vec<Option<bool>> = q
+                        .atoms
+                        .iter()
+                        .map(|a| match facts.truth(a) {
+                            Truth::Always => Some(true),
+                            Truth::Never => Some(false),
+                            Truth::Unknown => None,
+                        })
+                        .collect();
+                    Some((i, q.with_constant_atoms(&known, options.deadlocks)))
+                }
+                _ => None,
+            })
+            .collect();
         for round in [2u32, 1] {
             let open: Vec<usize> = self.open_ltl().collect();
             for (k, &i) in open.iter().enumerate() {
@@ -409,7 +434,7 @@ impl<'a> Work<'a> {
                 }
                 let left = (open.len() - k) as u32;
                 let share = limits.phase(limits.remaining().map(|r| r / (round * left)));
-                let Goal::Ltl(q) = &self.goals[i] else {
+                let Some((_, q)) = questions.iter().find(|(j, _)| *j == i) else {
                     continue;
                 };
                 let out = ltl::check_question(self.net, q, &share, options)?;

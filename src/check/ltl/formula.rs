@@ -93,6 +93,23 @@ impl LtlQuestion {
         })
     }
 
+    /// The question with the atoms whose value is the same on every reachable marking
+    /// (`known[a]`, from structural facts) replaced by that value, then simplified: the
+    /// contest's formulas often fold to a constant this way.
+    pub fn with_constant_atoms(&self, known: &[Option<bool>], d: Deadlocks) -> LtlQuestion {
+        let atoms = self
+            .atoms
+            .iter()
+            .zip(known)
+            .map(|(p, k)| k.map_or_else(|| p.clone(), Predicate::Bool))
+            .collect();
+        LtlQuestion {
+            path: simplify(substitute(&self.path, known), d),
+            atoms,
+            ..self.clone()
+        }
+    }
+
     /// The formula's value given whether every path satisfies [`LtlQuestion::path`].
     pub fn answer(&self, all_paths_satisfy: bool) -> bool {
         (all_paths_satisfy != self.existential) != self.negated
@@ -337,6 +354,24 @@ fn junction(fs: Vec<Ltl>, and: bool, d: Deadlocks) -> Ltl {
         1 => out.pop().expect("one operand"),
         _ if and => Ltl::And(out),
         _ => Ltl::Or(out),
+    }
+}
+
+/// `f` with the atoms of known value replaced by constants.
+fn substitute(f: &Ltl, known: &[Option<bool>]) -> Ltl {
+    let b = |g: &Ltl| Box::new(substitute(g, known));
+    match f {
+        Ltl::Lit(a, pos) => match known.get(*a as usize).copied().flatten() {
+            Some(v) => Ltl::Bool(v == *pos),
+            None => f.clone(),
+        },
+        Ltl::Bool(_) => f.clone(),
+        Ltl::And(fs) => Ltl::And(fs.iter().map(|g| substitute(g, known)).collect()),
+        Ltl::Or(fs) => Ltl::Or(fs.iter().map(|g| substitute(g, known)).collect()),
+        Ltl::Next(g) => Ltl::Next(b(g)),
+        Ltl::WeakNext(g) => Ltl::WeakNext(b(g)),
+        Ltl::Until(x, y) => Ltl::Until(b(x), b(y)),
+        Ltl::Release(x, y) => Ltl::Release(b(x), b(y)),
     }
 }
 
