@@ -197,7 +197,8 @@ pub fn check(
 
 /// [`check`], the LTL engine run with `ltl_options`. LTL formulas get half the time when
 /// other properties are open too (all of it else), shared between them in two rounds: half
-/// of each one's share first, the rest to those still open.
+/// of each one's share first, the rest to those still open; what the other engines leave
+/// goes to the LTL formulas still open.
 pub fn check_with(
     net: &Net,
     queries: &[ResolvedQuery],
@@ -225,6 +226,9 @@ pub fn check_with(
         if work.open().is_empty() {
             return Ok(work.finish());
         }
+        if !others {
+            return Ok(work.finish());
+        }
     }
     match choice {
         EngineChoice::Explicit => work.explicit(limits)?,
@@ -249,6 +253,13 @@ pub fn check_with(
             }
         }
         EngineChoice::Prefix => work.prefix(limits),
+    }
+    // The other engines may have left time: the LTL formulas still open get it.
+    if choice != EngineChoice::Prefix
+        && work.open_ltl().next().is_some()
+        && limits.check_time().is_ok()
+    {
+        work.ltl(limits, ltl_options)?;
     }
     Ok(work.finish())
 }

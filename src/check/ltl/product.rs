@@ -13,7 +13,7 @@
 use std::collections::VecDeque;
 
 use hashbrown::HashTable;
-use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::automaton::{Automaton, Edge};
 use super::formula::Deadlocks;
@@ -63,13 +63,18 @@ struct Markings {
     succ: Vec<Option<(Box<[(TransIdx, u32)]>, u32)>>,
 }
 
+/// Fx's rotate-multiply per word, then Murmur3's finaliser: Fx alone leaves packed markings,
+/// which differ in a few low bits, in few buckets.
 fn hash(words: &[u64]) -> u64 {
-    use std::hash::Hasher;
-    let mut h = FxHasher::default();
+    let mut h = words.len() as u64;
     for &w in words {
-        h.write_u64(w);
+        h = (h.rotate_left(5) ^ w).wrapping_mul(0x517C_C1B7_2722_0A95);
     }
-    h.finish()
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
 }
 
 impl Markings {
