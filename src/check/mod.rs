@@ -11,6 +11,7 @@ pub mod climb;
 pub mod equation;
 pub mod explicit;
 pub mod global;
+pub mod ltl;
 pub mod prefix_sat;
 pub mod run;
 pub mod shortcuts;

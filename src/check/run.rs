@@ -1,15 +1,16 @@
 //! Checking a set of properties on one net: each property becomes a target (a reachability
 //! formula) or a bound, the chosen engines run in turn on what is still undecided, and every
-//! answer says which engine gave it. Properties that are not reachability or bound questions
-//! (LTL, CTL) are left unknown here.
+//! answer says which engine gave it. LTL formulas go to the LTL engine ([`super::ltl`]); CTL
+//! formulas are left unknown here.
 
 use std::time::{Duration, Instant};
 
 use super::climb;
 use super::equation::Equation;
 use super::explicit::{self, BoundQuery, NetMarking};
+use super::ltl::{self, LtlOptions, LtlQuestion};
 use super::prefix_sat;
-use super::shortcuts::Shortcuts;
+use super::shortcuts::{Shortcuts, Truth};
 use super::walk::{self, WalkOptions};
 use super::{Bound, Search};
 use crate::explore::limits::{Limits, StopReason};
@@ -42,6 +43,10 @@ pub enum Engine {
     Explicit,
     /// The complete finite prefix, by SAT.
     Prefix,
+    /// The LTL engine on the full state space (product with a Büchi automaton).
+    Ltl,
+    /// The LTL engine on the stubborn-set reduced state space.
+    LtlStubborn,
 }
 
 impl Engine {
@@ -51,6 +56,8 @@ impl Engine {
             Engine::Structural => "structural",
             Engine::Explicit => "explicit",
             Engine::Prefix => "prefix",
+            Engine::Ltl => "ltl",
+            Engine::LtlStubborn => "ltl+stubborn",
         }
     }
 }
@@ -74,8 +81,14 @@ pub struct Answer {
     /// Who decided it.
     pub engine: Option<Engine>,
     /// A run from the initial marking: to a marking satisfying an `EF` target, violating an
-    /// `AG` formula, or reaching the bound.
+    /// `AG` formula, or reaching the bound; for an LTL formula the prefix of the lasso that
+    /// violates `A φ` (or satisfies `E φ`).
     pub witness: Option<Vec<TransIdx>>,
+    /// For an LTL formula decided by a lasso: the cycle repeated after the witness (empty:
+    /// the run ends in a deadlock, which repeats forever).
+    pub cycle: Option<Vec<TransIdx>>,
+    /// Product states the LTL engine visited (LTL formulas only).
+    pub explored: Option<u64>,
     /// Time from the start of the check to the answer.
     pub time: Duration,
     /// Why it is undecided (a limit, or what no engine here decides).
@@ -112,6 +125,8 @@ enum Goal {
     Initial(Predicate),
     /// The largest value of `sum`.
     Bound(Linear),
+    /// An LTL formula.
+    Ltl(Box<LtlQuestion>),
     /// Not for these engines.
     Other(String),
 }
@@ -139,7 +154,10 @@ impl Goal {
                 None if f.is_state() => {
                     Goal::Initial(Predicate::compile(f).expect("a state formula compiles"))
                 }
-                None => Goal::Other("LTL and CTL formulas are not checked yet".into()),
+                None => match LtlQuestion::of(f, ltl::Deadlocks::Stutter) {
+                    Ok(q) => Goal::Ltl(Box::new(q)),
+                    Err(_) => Goal::Other("CTL formulas are not checked yet".into()),
+                },
             },
         }
     }
@@ -174,11 +192,43 @@ pub fn check(
     choice: EngineChoice,
     limits: &Limits,
 ) -> Result<Vec<Answer>, Overflow> {
+    check_with(net, queries, choice, limits, LtlOptions::default())
+}
+
+/// [`check`], the LTL engine run with `ltl_options`. LTL formulas get half the time when
+/// other properties are open too (all of it else), shared between them in two rounds: half
+/// of each one's share first, the rest to those still open; what the other engines leave
+/// goes to the LTL formulas still open.
+pub fn check_with(
+    net: &Net,
+    queries: &[ResolvedQuery],
+    choice: EngineChoice,
+    limits: &Limits,
+    ltl_options: LtlOptions,
+) -> Result<Vec<Answer>, Overflow> {
     let goals: Vec<Goal> = queries.iter().map(Goal::of).collect();
     let mut work = Work::new(net, queries, &goals);
     work.initial();
     if work.open().is_empty() {
         return Ok(work.answers);
+    }
+    if choice != EngineChoice::Prefix && work.open_ltl().next().is_some() {
+        let others = work
+            .open()
+            .iter()
+            .any(|&i| !matches!(work.goals[i], Goal::Ltl(_)));
+        let share = if others {
+            limits.phase(limits.remaining().map(|r| r / 2))
+        } else {
+            limits.phase(limits.remaining())
+        };
+        work.ltl(&share, ltl_options)?;
+        if work.open().is_empty() {
+            return Ok(work.finish());
+        }
+        if !others {
+            return Ok(work.finish());
+        }
     }
     match choice {
         EngineChoice::Explicit => work.explicit(limits)?,
@@ -203,6 +253,13 @@ pub fn check(
             }
         }
         EngineChoice::Prefix => work.prefix(limits),
+    }
+    // The other engines may have left time: the LTL formulas still open get it.
+    if choice != EngineChoice::Prefix
+        && work.open_ltl().next().is_some()
+        && limits.check_time().is_ok()
+    {
+        work.ltl(limits, ltl_options)?;
     }
     Ok(work.finish())
 }
@@ -234,6 +291,8 @@ impl<'a> Work<'a> {
                 value: None,
                 engine: None,
                 witness: None,
+                cycle: None,
+                explored: None,
                 time: Duration::ZERO,
                 unknown: match g {
                     Goal::Other(why) => Some(Unknown::Unsupported(why.clone())),
@@ -285,7 +344,7 @@ impl<'a> Work<'a> {
             match &self.goals[i] {
                 Goal::Reach { target, .. } => targets.push((i, target.clone())),
                 Goal::Bound(sum) => sums.push((i, sum.clone())),
-                Goal::Initial(_) | Goal::Other(_) => {}
+                Goal::Initial(_) | Goal::Other(_) | Goal::Ltl(_) => {}
             }
         }
         (targets, sums)
@@ -342,6 +401,84 @@ impl<'a> Work<'a> {
                 .get_or_insert(Unknown::Unsupported("no engine chosen decided it".into()));
         }
         self.answers
+    }
+
+    /// The open LTL goals.
+    fn open_ltl(&self) -> impl Iterator<Item = usize> + '_ {
+        self.open()
+            .into_iter()
+            .filter(|&i| matches!(self.goals[i], Goal::Ltl(_)))
+    }
+
+    /// The LTL engine on the open LTL goals, in two rounds within `limits`; first the atoms
+    /// that structural facts (within a twentieth of the time) show constant over the
+    /// reachable markings are replaced by their value.
+    fn ltl(&mut self, limits: &Limits, options: LtlOptions) -> Result<(), Overflow> {
+        let mut budget = Budget::default();
+        if let Some(r) = limits.remaining() {
+            budget.time = budget.time.min(r / 20);
+        }
+        let facts = Shortcuts::of(self.net, &budget);
+        let questions: Vec<(usize, LtlQuestion)> = self
+            .open_ltl()
+            .filter_map(|i| match &self.goals[i] {
+                Goal::Ltl(q) => {
+                    let known: Vec<Option<bool>> = q
+                        .atoms
+                        .iter()
+                        .map(|a| match facts.truth(a) {
+                            Truth::Always => Some(true),
+                            Truth::Never => Some(false),
+                            Truth::Unknown => None,
+                        })
+                        .collect();
+                    Some((i, q.with_constant_atoms(&known, options.deadlocks)))
+                }
+                _ => None,
+            })
+            .collect();
+        for round in [2u32, 1] {
+            let open: Vec<usize> = self.open_ltl().collect();
+            for (k, &i) in open.iter().enumerate() {
+                if limits.check_time().is_err() {
+                    return Ok(());
+                }
+                let left = (open.len() - k) as u32;
+                let share = limits.phase(limits.remaining().map(|r| r / (round * left)));
+                let Some((_, q)) = questions.iter().find(|(j, _)| *j == i) else {
+                    continue;
+                };
+                let out = ltl::check_question(self.net, q, &share, options)?;
+                let answer = &mut self.answers[i];
+                answer.explored = Some(answer.explored.unwrap_or(0) + out.states);
+                match out.verdict {
+                    Some(v) => {
+                        answer.value = Some(Value::Bool(v));
+                        answer.engine = Some(if out.stubborn {
+                            Engine::LtlStubborn
+                        } else {
+                            Engine::Ltl
+                        });
+                        answer.time = self.start.elapsed();
+                        answer.unknown = None;
+                        if let Some(lasso) = out.counterexample {
+                            answer.witness = Some(lasso.prefix);
+                            answer.cycle = Some(lasso.cycle);
+                        }
+                    }
+                    None => {
+                        answer.unknown = Some(match (out.stopped, out.unsupported) {
+                            (Some(r), _) => Unknown::Stopped(r),
+                            (None, Some(why)) => Unknown::Unsupported(why),
+                            (None, None) => {
+                                Unknown::Unsupported("the LTL engine did not decide it".into())
+                            }
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Runs the explicit engine on the open goals.

@@ -1,5 +1,5 @@
-//! `unfold check`: properties of a net (`--formula`, `--formulas`: reachability formulas and
-//! place bounds, one line per property), or the brute-force oracles, every maximal run
+//! `unfold check`: properties of a net (`--formula`, `--formulas`: reachability and LTL
+//! formulas and place bounds, one line per property), or the brute-force oracles, every maximal run
 //! enumerated (`--brute`) or runs and traces counted over the states (`--count`).
 
 use std::path::PathBuf;
@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 
 use super::process::watchdog::Watchdog;
 use super::shared::{LimitArgs, Outcome, OutputArgs, emit_report, read_net, read_program, watch};
-use unfold::check::{self, run::EngineChoice};
+use unfold::check::{self, ltl::LtlOptions, run::EngineChoice};
 use unfold::model::net::Net;
 use unfold::model::net_system::NetSystem;
 use unfold::model::program_system::ProgramSystem;
@@ -35,9 +35,13 @@ pub struct CheckArgs {
     /// Which engines decide the properties.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
-    /// Print a witness run under each property that has one.
+    /// Print a witness run under each property that has one (for an LTL formula, the lasso
+    /// that violates it: a run, then a cycle repeated forever).
     #[arg(long)]
     pub witness: bool,
+    /// Check LTL formulas on the full state space, without stubborn sets.
+    #[arg(long)]
+    pub no_stubborn: bool,
     /// Enumerate every maximal run: traces, events and deadlocks, and on a `.tsys` program the
     /// traces ending with a failed assertion (exponential: small systems only).
     #[arg(
@@ -110,7 +114,11 @@ fn properties(args: &CheckArgs, watchdog: &Watchdog, net: &Net) -> Result<Outcom
         .collect::<Result<Vec<_>>>()?;
     watchdog.phase("checking properties");
     let limits = watchdog.limits();
-    let answers = check::run::check(net, &resolved, args.engine.into(), &limits)
+    let ltl = LtlOptions {
+        stubborn: !args.no_stubborn,
+        ..LtlOptions::default()
+    };
+    let answers = check::run::check_with(net, &resolved, args.engine.into(), &limits, ltl)
         .map_err(|overflow| anyhow!("{}: {overflow}", args.file.display()))?;
     watchdog.phase("writing the report");
     let report = properties::report(&answers, net, &args.file, args.witness, limits.elapsed());

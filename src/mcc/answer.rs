@@ -57,11 +57,20 @@ pub enum Examination {
     ReachabilityFireability,
     /// 16 bounds of token counts over the reachable markings (`UpperBounds.xml`).
     UpperBounds,
+    /// 16 LTL formulas `A φ` over token counts (`LTLCardinality.xml`).
+    LtlCardinality,
+    /// 16 LTL formulas `A φ` over fireability (`LTLFireability.xml`).
+    LtlFireability,
+    /// 16 CTL formulas over token counts (`CTLCardinality.xml`; answered `CANNOT_COMPUTE`
+    /// until the CTL engine is wired in).
+    CtlCardinality,
+    /// 16 CTL formulas over fireability (`CTLFireability.xml`; as [`Examination::CtlCardinality`]).
+    CtlFireability,
 }
 
 impl Examination {
     /// Every examination answered.
-    pub const ALL: [Examination; 9] = [
+    pub const ALL: [Examination; 13] = [
         Examination::StateSpace,
         Examination::ReachabilityDeadlock,
         Examination::OneSafe,
@@ -71,6 +80,10 @@ impl Examination {
         Examination::ReachabilityCardinality,
         Examination::ReachabilityFireability,
         Examination::UpperBounds,
+        Examination::LtlCardinality,
+        Examination::LtlFireability,
+        Examination::CtlCardinality,
+        Examination::CtlFireability,
     ];
 
     /// The contest's name (`BK_EXAMINATION`, and the formula id of global properties).
@@ -85,6 +98,10 @@ impl Examination {
             Examination::ReachabilityCardinality => "ReachabilityCardinality",
             Examination::ReachabilityFireability => "ReachabilityFireability",
             Examination::UpperBounds => "UpperBounds",
+            Examination::LtlCardinality => "LTLCardinality",
+            Examination::LtlFireability => "LTLFireability",
+            Examination::CtlCardinality => "CTLCardinality",
+            Examination::CtlFireability => "CTLFireability",
         }
     }
 
@@ -94,13 +111,16 @@ impl Examination {
         match self {
             Examination::ReachabilityCardinality
             | Examination::ReachabilityFireability
-            | Examination::UpperBounds => Some(format!("{}.xml", self.name())),
+            | Examination::UpperBounds
+            | Examination::LtlCardinality
+            | Examination::LtlFireability
+            | Examination::CtlCardinality
+            | Examination::CtlFireability => Some(format!("{}.xml", self.name())),
             _ => None,
         }
     }
 
-    /// The examination of a contest name; `None` for the ones not answered (CTL*, LTL*) and
-    /// for unknown names.
+    /// The examination of a contest name; `None` for unknown names.
     pub fn from_name(name: &str) -> Option<Examination> {
         Examination::ALL.into_iter().find(|e| e.name() == name)
     }
@@ -125,6 +145,8 @@ pub enum Technique {
     SatSmt,
     /// Structural facts: invariants, the net's graph.
     Topological,
+    /// Partial-order reduction by stubborn sets.
+    StubbornSets,
 }
 
 impl Technique {
@@ -136,6 +158,7 @@ impl Technique {
             Technique::SequentialProcessing => "SEQUENTIAL_PROCESSING",
             Technique::SatSmt => "SAT_SMT",
             Technique::Topological => "TOPOLOGICAL",
+            Technique::StubbornSets => "STUBBORN_SETS",
         }
     }
 }

@@ -111,8 +111,18 @@ pub fn examine(
         Examination::Liveness => Property::Liveness,
         Examination::ReachabilityCardinality
         | Examination::ReachabilityFireability
-        | Examination::UpperBounds => {
+        | Examination::UpperBounds
+        | Examination::LtlCardinality
+        | Examination::LtlFireability => {
             answer.stopped = properties(&mut answer, net, formulas, limits)?;
+            return Ok(answer);
+        }
+        Examination::CtlCardinality | Examination::CtlFireability => {
+            // No CTL engine yet: every formula is undecided, said so, never guessed.
+            for q in formulas {
+                answer.line(property_line(&q.id, None, &[]));
+            }
+            answer.note("CTL formulas are not checked yet");
             return Ok(answer);
         }
     };
@@ -217,6 +227,12 @@ fn techniques_of(engine: Engine) -> &'static [Technique] {
             Technique::SequentialProcessing,
         ],
         Engine::Structural => &[Technique::Topological, Technique::SequentialProcessing],
+        Engine::Ltl => EXPLICIT,
+        Engine::LtlStubborn => &[
+            Technique::Explicit,
+            Technique::StubbornSets,
+            Technique::SequentialProcessing,
+        ],
     }
 }
 

@@ -56,6 +56,8 @@ pub fn report(
                 "engine": a.engine.map(|e| e.name()),
                 "time_s": a.time.as_secs_f64(),
                 "witness": a.witness.as_ref().map(|w| run_names(net, w)),
+                "cycle": a.cycle.as_ref().map(|c| run_names(net, c)),
+                "explored": a.explored,
                 "unknown": a.unknown.as_ref().map(|u| u.to_string()),
             })
         })
@@ -67,11 +69,13 @@ pub fn report(
     for a in answers {
         let line = match (&a.engine, &a.unknown) {
             (Some(e), _) => format!(
-                "{:width$}  {:7}  {:10}  {:.3} s",
+                "{:width$}  {:7}  {:10}  {:.3} s{}",
                 a.id,
                 answer_text(a),
                 e.name(),
-                a.time.as_secs_f64()
+                a.time.as_secs_f64(),
+                a.explored
+                    .map_or(String::new(), |n| format!("  {n} product states"))
             ),
             (None, Some(why)) => format!("{:width$}  unknown  ({why})", a.id),
             (None, None) => format!("{:width$}  unknown", a.id),
@@ -79,15 +83,28 @@ pub fn report(
         notes.push(line);
         if with_witness && let Some(w) = &a.witness {
             let run = run_names(net, w);
-            notes.push(format!(
-                "{:width$}  witness: {}",
-                "",
-                if run.is_empty() {
-                    "(the initial marking)".to_string()
-                } else {
-                    run.join(" ")
+            let shown = if run.is_empty() {
+                "(the initial marking)".to_string()
+            } else {
+                run.join(" ")
+            };
+            match &a.cycle {
+                None => notes.push(format!("{:width$}  witness: {shown}", "")),
+                Some(cycle) => {
+                    // An LTL lasso: the run, then the cycle forever (or the deadlock).
+                    let cycle = run_names(net, cycle);
+                    notes.push(format!("{:width$}  lasso: {shown}", ""));
+                    notes.push(format!(
+                        "{:width$}  then forever: {}",
+                        "",
+                        if cycle.is_empty() {
+                            "(the deadlock it ends in)".to_string()
+                        } else {
+                            cycle.join(" ")
+                        }
+                    ));
                 }
-            ));
+            }
         }
     }
     if answers

@@ -9,7 +9,9 @@ Usage: tools/mcc/properties.py [--timeout S] [--jobs N] [--examinations E,E] [--
 MCC_DIR defaults to ../shared/mcc (one folder per instance, oracle.tsv beside them). Every
 P/T instance (iscolored FALSE) is answered with `unfold mcc --examination E --timeout S`
 for each examination E (default ReachabilityCardinality, ReachabilityFireability,
-UpperBounds; `--examinations global` for the five global properties). Prints, per examination and per engine (the TECHNIQUES of the answer line),
+UpperBounds; also LTLCardinality, LTLFireability, CTLCardinality, CTLFireability;
+`--examinations global` for the five global properties). Prints, per examination and per
+engine (the TECHNIQUES of the answer line),
 how many formulas were answered, how many of the contest's known answers were given, and
 every wrong answer; exits 1 when an answer differs from a known one.
 """
@@ -38,6 +40,8 @@ def engine_of(line):
         return "prefix"
     if "TOPOLOGICAL" in tech:
         return "structural"
+    if "STUBBORN_SETS" in tech:
+        return "explicit+stubborn"
     if "EXPLICIT" in tech:
         return "explicit"
     return "+".join(tech)
