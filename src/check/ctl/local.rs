@@ -48,8 +48,9 @@ const CHECK_EVERY: u64 = 4096;
 /// A successor list not computed yet.
 const UNEXPANDED: u32 = u32::MAX;
 
-/// The markings reached, each once, with their successor lists once computed.
-struct Store {
+/// The markings reached, each once, with their successor lists once computed; kept from one
+/// formula to the next of a [`super::Checker`].
+pub(super) struct Store {
     words: usize,
     arena: Vec<u64>,
     table: HashTable<u32>,
@@ -61,7 +62,7 @@ struct Store {
 }
 
 impl Store {
-    fn new(words: usize) -> Store {
+    pub(super) fn new(words: usize) -> Store {
         Store {
             words,
             arena: Vec::new(),
@@ -72,7 +73,7 @@ impl Store {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.spans.len()
     }
 
@@ -164,6 +165,7 @@ impl<'a, 'n> Engine<'a, 'n> {
         rule: DeadlockRule,
         limits: &'a Limits,
         trace_of: Option<NodeId>,
+        store: Store,
     ) -> Engine<'a, 'n> {
         let words = sys.state_words();
         Engine {
@@ -171,7 +173,7 @@ impl<'a, 'n> Engine<'a, 'n> {
             ctl,
             limits,
             rule,
-            store: Store::new(words),
+            store,
             memo: vec![Vec::new(); ctl.len()],
             work: 0,
             next_check: 0,
@@ -183,9 +185,9 @@ impl<'a, 'n> Engine<'a, 'n> {
         }
     }
 
-    /// Markings generated.
-    pub(super) fn states(&self) -> u64 {
-        self.store.len() as u64
+    /// The markings and successor lists, for the next formula.
+    pub(super) fn into_store(self) -> Store {
+        self.store
     }
 
     /// The value of the root at the initial marking.

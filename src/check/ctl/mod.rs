@@ -22,10 +22,10 @@ use crate::explore::limits::{Limits, StopReason};
 use crate::model::net::{Net, TransIdx};
 use crate::model::net_system::NetSystem;
 use crate::property::syntax::ResolvedFormula;
-use crate::system::Overflow;
+use crate::system::{Overflow, System};
 
 use formula::{Ctl, Node};
-use local::{Engine, Halt};
+use local::{Engine, Halt, Store};
 
 /// How paths end at a deadlock.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -96,7 +96,7 @@ pub fn check(net: &Net, f: &ResolvedFormula, limits: &Limits) -> Result<CtlOutco
 }
 
 /// Checks `f` as [`check`] does, with `options`, and with `shortcuts` (the net's structural
-/// facts, computed once per net) deciding the atoms they fix.
+/// facts) deciding the atoms they fix.
 pub fn check_with(
     net: &Net,
     f: &ResolvedFormula,
@@ -104,40 +104,82 @@ pub fn check_with(
     shortcuts: Option<&Shortcuts>,
     limits: &Limits,
 ) -> Result<CtlOutcome, CtlError> {
-    let ctl = Ctl::build(f, options.deadlock, shortcuts)?;
-    if let Some(v) = ctl.constant() {
-        return Ok(CtlOutcome {
-            verdict: Some(v),
-            trace: None,
-            structural: true,
-            states: 0,
-            stopped: None,
-        });
+    Checker::new(net, *options, shortcuts).check(f, limits)
+}
+
+/// Checks formulas one after another on one net, keeping the markings and successor lists
+/// generated for one formula for the next (the contest's sixteen formulas per net share
+/// much of their state space).
+pub struct Checker<'n, 's> {
+    options: CtlOptions,
+    shortcuts: Option<&'s Shortcuts>,
+    sys: NetSystem<'n>,
+    store: Option<Store>,
+}
+
+impl<'n, 's> Checker<'n, 's> {
+    /// A checker of formulas of `net`; `shortcuts` (the net's structural facts, computed once)
+    /// decide the atoms they fix.
+    pub fn new(net: &'n Net, options: CtlOptions, shortcuts: Option<&'s Shortcuts>) -> Self {
+        Checker {
+            options,
+            shortcuts,
+            sys: NetSystem::new(net),
+            store: None,
+        }
     }
-    // The node a trace shows: the top operator, under a negation for a counterexample.
-    let trace_of = match ctl.node(ctl.root) {
-        Node::Not(a) => Some(*a),
-        _ => Some(ctl.root),
+
+    /// The value of `f` at the initial marking, within `limits`. `states` counts the markings
+    /// generated so far by this checker. The error: `f` is not CTL, or a count does not fit in
+    /// 64 bits.
+    pub fn check(&mut self, f: &ResolvedFormula, limits: &Limits) -> Result<CtlOutcome, CtlError> {
+        let rule = self.options.deadlock;
+        let ctl = Ctl::build(f, rule, self.shortcuts)?;
+        if let Some(v) = ctl.constant() {
+            return Ok(CtlOutcome {
+                verdict: Some(v),
+                trace: None,
+                structural: true,
+                states: 0,
+                stopped: None,
+            });
+        }
+        // The node a trace shows: the top operator, under a negation for a counterexample.
+        let trace_of = match ctl.node(ctl.root) {
+            Node::Not(a) => Some(*a),
+            _ => Some(ctl.root),
+        }
+        .filter(|&n| matches!(ctl.node(n), Node::Ex(_) | Node::Eu(..) | Node::Eg(_)));
+        loop {
+            let store = self
+                .store
+                .take()
+                .unwrap_or_else(|| Store::new(self.sys.state_words()));
+            let mut engine = Engine::new(&self.sys, &ctl, rule, limits, trace_of, store);
+            let value = engine.run();
+            let trace = engine.trace.take();
+            let store = engine.into_store();
+            let states = store.len() as u64;
+            let (verdict, stopped) = match value {
+                Ok(v) => (Some(v), None),
+                Err(Halt::Stop(reason)) => (None, Some(reason)),
+                Err(Halt::Overflow(o)) => {
+                    // Wider counters, and the markings generated again.
+                    self.sys = self.sys.widened().ok_or(o)?;
+                    continue;
+                }
+            };
+            // A memory limit: the next formula starts afresh rather than from a full store.
+            if stopped != Some(StopReason::MemoryLimit) {
+                self.store = Some(store);
+            }
+            return Ok(CtlOutcome {
+                verdict,
+                trace: trace.filter(|_| verdict.is_some()),
+                structural: false,
+                states,
+                stopped,
+            });
+        }
     }
-    .filter(|&n| matches!(ctl.node(n), Node::Ex(_) | Node::Eu(..) | Node::Eg(_)));
-    let (outcome, _) = NetSystem::new(net).retry_widened(|sys| {
-        let mut engine = Engine::new(sys, &ctl, options.deadlock, limits, trace_of);
-        let value = match engine.run() {
-            Ok(v) => Ok(Some(v)),
-            Err(Halt::Stop(reason)) => Err(Some(reason)),
-            Err(Halt::Overflow(o)) => return Err(o),
-        };
-        Ok(CtlOutcome {
-            verdict: value.ok().flatten(),
-            trace: if value.is_ok() {
-                engine.trace.take()
-            } else {
-                None
-            },
-            structural: false,
-            states: engine.states(),
-            stopped: value.err().flatten(),
-        })
-    })?;
-    Ok(outcome)
 }
