@@ -571,4 +571,5 @@ fn refuses_what_is_not_ctl() {
     assert!(ctl::check(&net, &fin(at(0)), &Limits::default()).is_err());
     let both = e(Form::And(vec![fin(at(0)), glob(at(1))]));
     assert!(ctl::check(&net, &both, &Limits::default()).is_err());
+    assert!(!ctl::is_ctl(&both) && ctl::is_ctl(&e(fin(at(0)))));
 }

@@ -359,3 +359,53 @@ impl Builder<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::property::syntax::{Cmp, IntExpr};
+
+    fn p() -> ResolvedFormula {
+        Form::Compare(IntExpr::Tokens(vec![0]), Cmp::Ge, IntExpr::Const(1))
+    }
+
+    fn ef(f: ResolvedFormula) -> ResolvedFormula {
+        Form::Exists(Box::new(Form::Finally(Box::new(f))))
+    }
+
+    fn build(f: &ResolvedFormula) -> Ctl {
+        Ctl::build(f, DeadlockRule::Maximal, None).unwrap()
+    }
+
+    #[test]
+    fn rewrites_share_subformulas_and_simplify() {
+        // EF EF p is EF p: the same graph.
+        let once = build(&ef(p()));
+        let twice = build(&ef(ef(p())));
+        assert_eq!(once.node(once.root), twice.node(twice.root));
+        assert_eq!(twice.len(), once.len());
+        // AG p ∧ ¬AG p is false; EG true is true; E[false U p] is p.
+        let ag = Form::All(Box::new(Form::Globally(Box::new(p()))));
+        let contradiction = Form::And(vec![ag.clone(), Form::Not(Box::new(ag))]);
+        assert_eq!(build(&contradiction).constant(), Some(false));
+        let eg_true = Form::Exists(Box::new(Form::Globally(Box::new(Form::Bool(true)))));
+        assert_eq!(build(&eg_true).constant(), Some(true));
+        let until = Form::Exists(Box::new(Form::Until(
+            Box::new(Form::Bool(false)),
+            Box::new(p()),
+        )));
+        let c = build(&until);
+        assert!(matches!(c.node(c.root), Node::Atom(_)));
+    }
+
+    #[test]
+    fn next_true_is_not_a_deadlock_on_maximal_paths() {
+        let ex = Form::Exists(Box::new(Form::Next(Box::new(Form::Bool(true)))));
+        let c = build(&ex);
+        assert!(
+            matches!(c.node(c.root), Node::Not(a) if *c.node(*a) == Node::Atom(Predicate::Deadlock))
+        );
+        let s = Ctl::build(&ex, DeadlockRule::Stutter, None).unwrap();
+        assert_eq!(s.constant(), Some(true));
+    }
+}

@@ -89,6 +89,12 @@ pub struct CtlOptions {
     pub deadlock: DeadlockRule,
 }
 
+/// Whether `f` is a CTL formula (every temporal operator directly under a path quantifier,
+/// up to the negations `¬X`, `¬F`, `¬G`): the formulas [`check`] accepts.
+pub fn is_ctl(f: &ResolvedFormula) -> bool {
+    Ctl::build(f, DeadlockRule::Maximal, None).is_ok()
+}
+
 /// Checks the CTL formula `f` at the initial marking of `net` within `limits`, under the
 /// contest's rule for deadlocks.
 pub fn check(net: &Net, f: &ResolvedFormula, limits: &Limits) -> Result<CtlOutcome, CtlError> {
