@@ -8,6 +8,7 @@
 //! says [`Search::Unknown`]: it never guesses.
 
 pub mod climb;
+pub mod ctl;
 pub mod equation;
 pub mod explicit;
 pub mod global;
