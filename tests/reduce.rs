@@ -495,3 +495,206 @@ fn every_rule_is_exercised_by_the_random_nets() {
         );
     }
 }
+
+/// How many times `rule` applied.
+fn applied(r: &Reduction, rule: &str) -> usize {
+    r.rules
+        .iter()
+        .find(|(name, _)| *name == rule)
+        .map_or(0, |&(_, n)| n)
+}
+
+fn deadlock(net: &Net) -> Reduction {
+    reduce(net, &Preserve::Deadlock, &Budget::default())
+}
+
+fn keeping(net: &Net, places: &[PlaceIdx], transitions: &[TransIdx]) -> Reduction {
+    let preserve = Preserve::Reachability {
+        places: places.to_vec(),
+        transitions: transitions.to_vec(),
+    };
+    reduce(net, &preserve, &Budget::default())
+}
+
+/// A loop `a → t → b → u → a` with a token on `a`: nothing for most rules to do, to which the
+/// hand-made nets add what each rule looks for.
+const LOOP: [(&str, &[(&str, u32)], &[(&str, u32)]); 2] = [
+    ("t", &[("a", 1)], &[("b", 1)]),
+    ("u", &[("b", 1)], &[("a", 1)]),
+];
+
+#[test]
+fn unmarkable_place_kills_its_consumers() {
+    // `c` is empty and never produced: `v` never fires.
+    let n = net(
+        &[("a", 1), ("b", 0), ("c", 0)],
+        &[LOOP[0], LOOP[1], ("v", &[("c", 1), ("a", 1)], &[("b", 1)])],
+    );
+    let r = deadlock(&n);
+    assert!(applied(&r, "dead transitions") >= 1, "{:?}", r.rules);
+    assert!(r.net.transitions.iter().all(|t| t.id != "v"));
+    // Produced by `t`: `v` may fire, and stays (the agglomerations may merge it).
+    let n = net(
+        &[("a", 1), ("b", 0), ("c", 0)],
+        &[
+            ("t", &[("a", 1)], &[("b", 1), ("c", 1)]),
+            LOOP[1],
+            ("v", &[("c", 1)], &[("a", 1)]),
+        ],
+    );
+    assert_eq!(applied(&deadlock(&n), "dead transitions"), 0);
+}
+
+#[test]
+fn constant_place_goes_with_the_transitions_it_blocks() {
+    // `k` holds 1 token; `t` tests it through a loop, `v` needs 2 of it.
+    let n = net(
+        &[("a", 1), ("b", 0), ("k", 1)],
+        &[
+            ("t", &[("a", 1), ("k", 1)], &[("b", 1), ("k", 1)]),
+            LOOP[1],
+            ("v", &[("a", 1), ("k", 2)], &[("b", 1)]),
+        ],
+    );
+    let r = keeping(&n, &[0, 1], &[]);
+    assert_eq!(applied(&r, "constant places"), 1, "{:?}", r.rules);
+    assert!(r.net.places.iter().all(|p| p.id != "k"));
+    assert!(r.net.transitions.iter().all(|t| t.id != "v"));
+    // `k` kept: it stays.
+    let r = keeping(&n, &[0, 1, 2], &[]);
+    assert_eq!(applied(&r, "constant places"), 0);
+}
+
+#[test]
+fn sink_places_go_unless_kept() {
+    let n = net(
+        &[("a", 1), ("b", 0), ("s", 0)],
+        &[("t", &[("a", 1)], &[("b", 1), ("s", 1)]), LOOP[1]],
+    );
+    assert_eq!(applied(&keeping(&n, &[0, 1], &[]), "sink places"), 1);
+    assert_eq!(applied(&keeping(&n, &[0, 1, 2], &[]), "sink places"), 0);
+}
+
+#[test]
+fn parallel_places_keep_the_smaller() {
+    let both = |ma: u32, mc: u32| {
+        net(
+            &[("a", ma), ("b", 0), ("c", mc)],
+            &[
+                ("t", &[("a", 1), ("c", 1)], &[("b", 1)]),
+                ("u", &[("b", 1)], &[("a", 1), ("c", 1)]),
+            ],
+        )
+    };
+    let r = keeping(&both(1, 2), &[0, 1], &[]);
+    assert_eq!(applied(&r, "parallel places"), 1, "{:?}", r.rules);
+    assert!(r.net.places.iter().all(|p| p.id != "c"));
+    // `c` has fewer tokens: `c` can block where `a` does not; `a` goes, unless kept.
+    let r = keeping(&both(2, 1), &[1, 2], &[]);
+    assert!(r.net.places.iter().all(|p| p.id != "a"));
+    assert_eq!(
+        applied(&keeping(&both(2, 1), &[0, 1], &[]), "parallel places"),
+        0
+    );
+}
+
+#[test]
+fn parallel_transitions_keep_one_preferring_the_kept() {
+    let n = net(
+        &[("a", 1), ("b", 0)],
+        &[LOOP[0], LOOP[1], ("t2", &[("a", 1)], &[("b", 1)])],
+    );
+    let r = keeping(&n, &[0, 1], &[2]);
+    assert_eq!(applied(&r, "parallel transitions"), 1);
+    assert!(r.transition_of(2).is_some() && r.transition_of(0).is_none());
+    let n = net(
+        &[("a", 1), ("b", 0)],
+        &[LOOP[0], LOOP[1], ("t2", &[("a", 1)], &[("b", 2)])],
+    );
+    assert_eq!(
+        applied(&keeping(&n, &[0, 1], &[]), "parallel transitions"),
+        0
+    );
+}
+
+#[test]
+fn self_loops_go_for_reachability_only() {
+    let n = net(
+        &[("a", 1), ("b", 0)],
+        &[LOOP[0], LOOP[1], ("s", &[("b", 1)], &[("b", 1)])],
+    );
+    assert_eq!(
+        applied(&keeping(&n, &[0, 1], &[]), "self-loop transitions"),
+        1
+    );
+    assert_eq!(applied(&deadlock(&n), "self-loop transitions"), 0);
+    let ltl = Preserve::LtlX {
+        places: vec![0, 1],
+        transitions: vec![],
+    };
+    assert_eq!(
+        applied(
+            &reduce(&n, &ltl, &Budget::default()),
+            "self-loop transitions"
+        ),
+        0
+    );
+}
+
+#[test]
+fn post_agglomeration_needs_unobserved_outputs() {
+    // a → h → p → f → b, and b → u → a; `a` is also consumed by g (so not pre-agglomerable).
+    let n = net(
+        &[("a", 1), ("b", 0), ("p", 0), ("c", 0)],
+        &[
+            ("h", &[("a", 1)], &[("p", 1)]),
+            ("f", &[("p", 1)], &[("b", 1)]),
+            ("u", &[("b", 1)], &[("a", 1)]),
+            ("g", &[("a", 1)], &[("c", 1)]),
+            ("v", &[("c", 1)], &[("a", 1)]),
+        ],
+    );
+    let r = keeping(&n, &[0, 3], &[]);
+    assert!(applied(&r, "post-agglomeration") >= 1, "{:?}", r.rules);
+    assert!(r.net.transitions.iter().any(|t| t.id == "h__f"));
+    // `b` observed: `f` may not be moved.
+    let r = keeping(&n, &[0, 1, 3], &[]);
+    assert!(
+        r.net.transitions.iter().all(|t| t.id != "h__f"),
+        "{:?}",
+        r.rules
+    );
+}
+
+#[test]
+fn pre_agglomeration_needs_a_private_input() {
+    // a → h → p → f (f also needs c), f → b → u → a, c.
+    let n = |shared: bool| {
+        let mut ts = vec![
+            ("h", &[("a", 1)][..], &[("p", 1)][..]),
+            ("f", &[("p", 1), ("c", 1)], &[("b", 1)]),
+            ("u", &[("b", 1)], &[("a", 1), ("c", 1)]),
+        ];
+        if shared {
+            ts.push(("g", &[("a", 1)], &[("b", 1)]));
+        }
+        net(&[("a", 1), ("b", 0), ("p", 0), ("c", 1)], &ts)
+    };
+    let r = keeping(&n(false), &[1, 3], &[]);
+    assert_eq!(applied(&r, "pre-agglomeration"), 1, "{:?}", r.rules);
+    assert!(r.net.transitions.iter().any(|t| t.id == "h__f"));
+    // `a` consumed by `g` too: delaying `h` could let `g` fire where it could not.
+    let r = keeping(&n(true), &[1, 3], &[]);
+    assert!(
+        r.net.transitions.iter().all(|t| t.id != "h__f"),
+        "{:?}",
+        r.rules
+    );
+    // `a` observed: delaying `h` would show on it.
+    let r = keeping(&n(false), &[0, 1, 3], &[]);
+    assert!(
+        r.net.transitions.iter().all(|t| t.id != "h__f"),
+        "{:?}",
+        r.rules
+    );
+}
