@@ -7,6 +7,8 @@
 //! original to the same marking (a dead one for dead runs). Each rule also has hand-made
 //! nets where its precondition holds and where it does not.
 
+mod common;
+
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use proptest::prelude::*;
@@ -697,4 +699,74 @@ fn pre_agglomeration_needs_a_private_input() {
         "{:?}",
         r.rules
     );
+}
+
+/// On the shared nets, the reduced net's deadlock verdict (explicit search, where small
+/// enough) is the oracle's, and its dead runs lift to dead runs of the original.
+#[test]
+fn shared_nets_keep_their_deadlock_verdicts() {
+    let oracles = common::oracles();
+    let mut checked = 0;
+    for file in common::shared_net_files() {
+        let Some(expected) = oracles.get(&file).and_then(|o| o.get("deadlock")) else {
+            continue;
+        };
+        let Ok((original, _)) = unfold::formats::read_net(&common::shared_nets().join(&file))
+        else {
+            continue; // Coloured nets.
+        };
+        let r = deadlock(&original);
+        let Some(space) = Space::of(&r.net, 20_000) else {
+            continue;
+        };
+        checked += 1;
+        let dead = space.dead();
+        assert_eq!(dead.is_some(), expected == "TRUE", "{file}: {:?}", r.rules);
+        if let Some(d) = dead {
+            let run = r.lift_dead_run(&original, &space.path(d));
+            let mut m: Vec<u64> = original.places.iter().map(|p| p.initial as u64).collect();
+            for &t in &run {
+                assert!(enabled(&original, &m, t), "{file}: lifted run not firable");
+                m = fire(&original, &m, t);
+            }
+            assert!(
+                (0..original.transitions.len() as TransIdx).all(|t| !enabled(&original, &m, t)),
+                "{file}: the lifted run ends at a live marking"
+            );
+        }
+    }
+    assert!(checked >= 15, "only {checked} shared nets checked");
+}
+
+/// `unfold reduce` writes a net that reads back with the sizes it reports, in both formats.
+#[test]
+fn reduce_command_writes_the_reduced_net() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::shared_nets().join("pep/fifo20.ll_net");
+    for out in ["r.ll_net", "r.pnml"] {
+        let path = dir.path().join(out);
+        let json = dir.path().join("r.json");
+        common::unfold()
+            .arg("reduce")
+            .arg(&input)
+            .arg(&path)
+            .args(["--preserve", "deadlock", "--json"])
+            .arg(&json)
+            .assert()
+            .success();
+        let (net, _) = unfold::formats::read_net(&path).unwrap();
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(report["places_after"], net.places.len() as u64);
+        assert_eq!(report["transitions_after"], net.transitions.len() as u64);
+        assert!(net.places.len() < 166, "fifo20 has 166 places and reduces");
+    }
+    common::unfold()
+        .arg("reduce")
+        .arg(&input)
+        .arg(dir.path().join("x.pnml"))
+        .args(["--preserve", "places:nosuchplace"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("nosuchplace"));
 }
