@@ -89,8 +89,11 @@ fn build(spec: &Spec) -> Net {
     b.finish()
 }
 
+/// A hand-made transition: name, input arcs and output arcs as `(place, weight)`.
+type Hand<'a> = (&'a str, &'a [(&'a str, u32)], &'a [(&'a str, u32)]);
+
 /// Builds a net from place `(name, tokens)` and transition `(name, pre, post)` lists.
-fn net(places: &[(&str, u32)], transitions: &[(&str, &[(&str, u32)], &[(&str, u32)])]) -> Net {
+fn net(places: &[(&str, u32)], transitions: &[Hand]) -> Net {
     let mut b = NetBuilder::new("hand-made");
     let mut index = HashMap::new();
     for &(name, m) in places {
@@ -520,7 +523,7 @@ fn keeping(net: &Net, places: &[PlaceIdx], transitions: &[TransIdx]) -> Reductio
 
 /// A loop `a → t → b → u → a` with a token on `a`: nothing for most rules to do, to which the
 /// hand-made nets add what each rule looks for.
-const LOOP: [(&str, &[(&str, u32)], &[(&str, u32)]); 2] = [
+const LOOP: [Hand; 2] = [
     ("t", &[("a", 1)], &[("b", 1)]),
     ("u", &[("b", 1)], &[("a", 1)]),
 ];

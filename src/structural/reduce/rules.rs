@@ -19,18 +19,24 @@ use rustc_hash::FxHashMap;
 
 use super::{Arcs, Neighbours, Preserve, Work, WorkTransition};
 
+/// One pass of a rule over the net; returns how many times it applied.
+type Pass = fn(&mut Work) -> usize;
+
+/// A place's arcs, as `(transition, pre, post, read)` weights for every transition.
+type Column = Vec<(u32, u32, u32, u32)>;
+
 /// A rule: its name and the classes it preserves.
 pub(crate) struct Rule {
     /// The rule's name in summaries.
     pub name: &'static str,
     /// One pass of the rule over the net, or `None` when it does not preserve the class.
-    apply: fn(&Preserve) -> Option<fn(&mut Work) -> usize>,
+    apply: fn(&Preserve) -> Option<Pass>,
 }
 
 impl Rule {
     /// One pass of the rule, if it preserves `preserve`; the pass returns how many times it
     /// applied.
-    pub fn apply(&self, preserve: &Preserve) -> Option<fn(&mut Work) -> usize> {
+    pub fn apply(&self, preserve: &Preserve) -> Option<Pass> {
         (self.apply)(preserve)
     }
 }
@@ -59,7 +65,7 @@ pub(crate) const RULES: [Rule; 8] = [
     },
     Rule {
         name: "self-loop transitions",
-        apply: |p| (!p.keeps_deadlocks()).then_some(self_loops as fn(&mut Work) -> usize),
+        apply: |p| (!p.keeps_deadlocks()).then_some(self_loops as Pass),
     },
     Rule {
         name: "post-agglomeration",
@@ -187,12 +193,12 @@ fn sink_places(work: &mut Work) -> usize {
 /// never disables a transition that `p` does not. Removing `q` changes no run.
 fn parallel_places(work: &mut Work) -> usize {
     let nb = Neighbours::of(work);
-    let mut groups: FxHashMap<Vec<(u32, u32, u32, u32)>, Vec<u32>> = FxHashMap::default();
+    let mut groups: FxHashMap<Column, Vec<u32>> = FxHashMap::default();
     for p in 0..work.places.len() as u32 {
         if !work.places[p as usize].alive || nb.all(p).is_empty() {
             continue;
         }
-        let column: Vec<(u32, u32, u32, u32)> = nb
+        let column: Column = nb
             .all(p)
             .iter()
             .map(|&t| {
