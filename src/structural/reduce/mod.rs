@@ -22,7 +22,7 @@ use std::time::Instant;
 use compact_str::CompactString;
 
 use super::{Budget, Facts};
-use crate::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
+use crate::model::net::{ArcKind, Net, NetBuilder, Nupn, PlaceIdx, TransIdx};
 
 /// What a reduction must preserve.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,6 +135,10 @@ pub struct Reduction {
     /// were merged into), as sequences of original transitions, in the order the rules were
     /// applied: a dead run of the reduced net, lifted, may leave them enabled.
     delayed: Vec<Vec<TransIdx>>,
+    /// The reduced place of each original place, if it survived.
+    place_index: Vec<Option<PlaceIdx>>,
+    /// The reduced transition that is each original transition alone, if any.
+    transition_index: Vec<Option<TransIdx>>,
 }
 
 /// The longest run [`Reduction::lift_dead_run`] appends (a bound on a loop that ends on every
@@ -152,21 +156,15 @@ impl Reduction {
         &self.transitions[t as usize]
     }
 
-    /// The reduced place of original place `p`, if it survived.
+    /// The reduced place of original place `p`, if it survived (kept places always do).
     pub fn place_of(&self, p: PlaceIdx) -> Option<PlaceIdx> {
-        self.places
-            .iter()
-            .position(|&q| q == p)
-            .map(|i| i as PlaceIdx)
+        self.place_index.get(p as usize).copied().flatten()
     }
 
     /// The reduced transition that is original transition `t` alone, if there is one (kept
     /// transitions always have one).
     pub fn transition_of(&self, t: TransIdx) -> Option<TransIdx> {
-        self.transitions
-            .iter()
-            .position(|s| s[..] == [t])
-            .map(|i| i as TransIdx)
+        self.transition_index.get(t as usize).copied().flatten()
     }
 
     /// A run of the original net from a run of the reduced net: each transition replaced by
@@ -373,6 +371,14 @@ impl Work {
             }
             transitions.push(t.origin.clone());
         }
+        if original.certified_safe() {
+            // Every reduced marking is the projection of a reachable one (the module's
+            // invariant): 1-safe still.
+            b.set_nupn(Nupn {
+                safe: Some(true),
+                ..Nupn::default()
+            });
+        }
         (b.finish(), places, transitions)
     }
 }
@@ -479,6 +485,16 @@ pub fn reduce(net: &Net, preserve: &Preserve, budget: &Budget) -> Reduction {
         }
     }
     let (reduced, places, transitions) = work.finish(net);
+    let mut place_index = vec![None; net.places.len()];
+    for (i, &p) in places.iter().enumerate() {
+        place_index[p as usize] = Some(i as PlaceIdx);
+    }
+    let mut transition_index = vec![None; net.transitions.len()];
+    for (i, s) in transitions.iter().enumerate() {
+        if let [t] = s[..] {
+            transition_index[t as usize] = Some(i as TransIdx);
+        }
+    }
     Reduction {
         before: Sizes::of(net),
         after: Sizes::of(&reduced),
@@ -493,5 +509,7 @@ pub fn reduce(net: &Net, preserve: &Preserve, budget: &Budget) -> Reduction {
         places,
         transitions,
         delayed: work.delayed,
+        place_index,
+        transition_index,
     }
 }
