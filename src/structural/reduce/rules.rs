@@ -346,6 +346,8 @@ fn agglomeration_candidate<'a>(
         && nb.readers[p as usize].is_empty()
         && !h.is_empty()
         && !f.is_empty()
+        // The size either agglomeration allows, checked first: the tests below are quadratic.
+        && (h.len() == 1 || h.len().saturating_mul(f.len()) <= h.len() + f.len())
         && h.iter()
             .chain(f)
             .all(|&t| !dirty.transition(t) && !work.transitions[t as usize].kept)
