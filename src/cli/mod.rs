@@ -15,6 +15,7 @@ pub mod mcc;
 pub mod prefix;
 pub mod process;
 pub mod reach;
+pub mod reduce;
 pub mod run;
 pub mod shared;
 
@@ -60,6 +61,8 @@ pub enum Command {
     Reach(reach::ReachArgs),
     /// Convert a net between PNML and PEP (`.ll_net`).
     Convert(convert::ConvertArgs),
+    /// Reduce a net by structural reductions preserving deadlocks, reachability or LTL-X.
+    Reduce(reduce::ReduceArgs),
     /// Complete finite prefix of a safe net's unfolding (Esparza–Römer–Vogler).
     Prefix(prefix::PrefixArgs),
     /// Run modes (and other tools) over benchmark suites, one CSV row per run.
@@ -109,6 +112,7 @@ pub fn run(cli: Cli, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         Command::Info(args) => info::run(&args, interrupt),
         Command::Reach(args) => reach::run(&args, interrupt),
         Command::Convert(args) => convert::run(&args, interrupt),
+        Command::Reduce(args) => reduce::run(&args, interrupt),
         Command::Prefix(args) => prefix::run(&args, interrupt),
         Command::Batch(args) => batch::run(&args, interrupt),
         Command::Mcc(args) => mcc::run(&args, interrupt),

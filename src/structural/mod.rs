@@ -5,6 +5,8 @@
 //!   algorithm within a [`Budget`], and, when it cannot finish, 0/1 semiflows through the
 //!   places left by a bounded search (`cover`);
 //! - [`dead`]: transitions that can never fire, places whose marking never changes;
+//! - [`reduce`]: structural reductions preserving deadlocks, reachability or LTL-X, with the
+//!   map back to the original net;
 //! - [`bounds`]: intervals of place counts and of linear sums of counts, from the two above;
 //! - [`state_equation`]: upper bounds of linear sums from the state equation `M = M₀ + C·x`,
 //!   by LP, each certified by a dual vector checked in exact arithmetic;
@@ -18,6 +20,7 @@
 pub mod bounds;
 mod cover;
 pub mod dead;
+pub mod reduce;
 pub mod semiflows;
 pub mod state_equation;
 pub mod traps;

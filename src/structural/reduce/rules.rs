@@ -1,0 +1,522 @@
+//! The reduction rules, each with its precondition for every preservation class.
+//!
+//! References: G. Berthelot, *Transformations and decompositions of nets*, Advances in Petri
+//! Nets 1986, LNCS 254 (implicit places, pre- and post-fusion of transitions); S. Haddad and
+//! J.-F. Pradat-Peyre, *New efficient Petri nets reductions for parallel programs
+//! verification*, Parallel Processing Letters 16(1), 2006 (agglomerations for LTL without
+//! next); Y. Thierry-Mieg, *Structural reductions revisited*, Petri Nets 2020, LNCS 12152
+//! (the rules as used by model checkers, their conditions for deadlocks, safety and
+//! LTL without next).
+//!
+//! Notation: `•t`, `t•` the input and output places of `t`, `•p`, `p•` the producers and
+//! consumers of `p`; `K` the kept places (which include every place a kept transition
+//! needs) — empty for [`Preserve::Deadlock`]. Every rule keeps the invariant of the module
+//! above: a run of the reduced net, each transition replaced by its sequence, is a run of the
+//! original reaching the same marking on the remaining places. Each rule below says why the
+//! converse holds for its classes. A rule never removes or merges a kept node.
+
+use rustc_hash::FxHashMap;
+
+use super::{Arcs, Neighbours, Preserve, Work, WorkTransition};
+
+/// One pass of a rule over the net; returns how many times it applied.
+type Pass = fn(&mut Work) -> usize;
+
+/// A place's arcs, as `(transition, pre, post, read)` weights for every transition.
+type Column = Vec<(u32, u32, u32, u32)>;
+
+/// A rule: its name and the classes it preserves.
+pub(crate) struct Rule {
+    /// The rule's name in summaries.
+    pub name: &'static str,
+    /// One pass of the rule over the net, or `None` when it does not preserve the class.
+    apply: fn(&Preserve) -> Option<Pass>,
+}
+
+impl Rule {
+    /// One pass of the rule, if it preserves `preserve`; the pass returns how many times it
+    /// applied.
+    pub fn apply(&self, preserve: &Preserve) -> Option<Pass> {
+        (self.apply)(preserve)
+    }
+}
+
+/// Every rule, in the order a round applies them (cheap removals first).
+pub(crate) const RULES: [Rule; 8] = [
+    Rule {
+        name: "dead transitions",
+        apply: |_| Some(unmarkable_places),
+    },
+    Rule {
+        name: "constant places",
+        apply: |_| Some(constant_places),
+    },
+    Rule {
+        name: "sink places",
+        apply: |_| Some(sink_places),
+    },
+    Rule {
+        name: "parallel places",
+        apply: |_| Some(parallel_places),
+    },
+    Rule {
+        name: "parallel transitions",
+        apply: |_| Some(parallel_transitions),
+    },
+    Rule {
+        name: "self-loop transitions",
+        apply: |p| (!p.keeps_deadlocks()).then_some(self_loops as Pass),
+    },
+    Rule {
+        name: "post-agglomeration",
+        apply: |_| Some(post_agglomeration),
+    },
+    Rule {
+        name: "pre-agglomeration",
+        apply: |_| Some(pre_agglomeration),
+    },
+];
+
+/// **Dead transitions** (all classes), given the transitions the structural facts prove never
+/// enabled ([`super::Facts::dead`]): they are removed unless kept. A transition never enabled
+/// fires in no run and is enabled in no marking, so runs, markings and dead markings are
+/// those of the net without it. (Kept ones stay: their fireability, always false, is
+/// observed.)
+pub(crate) fn remove_dead(work: &mut Work, dead: &[bool]) -> usize {
+    let mut count = 0;
+    for (t, &d) in dead.iter().enumerate() {
+        let tr = &mut work.transitions[t];
+        if d && tr.alive && !tr.kept {
+            tr.alive = false;
+            count += 1;
+        }
+    }
+    count
+}
+
+/// **Dead transitions, again** (all classes): a place initially empty that no live transition
+/// produces into stays empty, so every transition consuming or reading it is never enabled;
+/// removed as in [`remove_dead`].
+fn unmarkable_places(work: &mut Work) -> usize {
+    let nb = Neighbours::of(work);
+    let mut count = 0;
+    for p in 0..work.places.len() {
+        let place = &work.places[p];
+        if !place.alive || place.initial > 0 || !nb.producers[p].is_empty() {
+            continue;
+        }
+        for &t in nb.consumers[p].iter().chain(&nb.readers[p]) {
+            let tr = &mut work.transitions[t as usize];
+            if tr.alive && !tr.kept {
+                tr.alive = false;
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// The weight of the arc on `p` in `arcs`, 0 without one.
+fn weight(arcs: &Arcs, p: u32) -> u32 {
+    arcs.iter().find(|a| a.0 == p).map_or(0, |a| a.1)
+}
+
+/// **Constant places** (all classes): a place `p ∉ K` on which every live transition consumes
+/// as many tokens as it produces keeps its initial marking `m` in every reachable marking.
+/// A transition needing more than `m` tokens of `p` is never enabled (removed, as dead);
+/// every other one always has what it needs of `p`. Removing `p` and its arcs then changes
+/// no run and no enabledness.
+fn constant_places(work: &mut Work) -> usize {
+    let nb = Neighbours::of(work);
+    let mut count = 0;
+    for p in 0..work.places.len() as u32 {
+        let place = &work.places[p as usize];
+        if !place.alive || place.kept {
+            continue;
+        }
+        let initial = place.initial;
+        let live = || {
+            nb.all(p)
+                .iter()
+                .copied()
+                .filter(|&t| work.transitions[t as usize].alive)
+        };
+        let constant = live().all(|t| {
+            let tr = &work.transitions[t as usize];
+            weight(&tr.pre, p) == weight(&tr.post, p)
+        });
+        if !constant {
+            continue;
+        }
+        let dead: Vec<u32> = live()
+            .filter(|&t| {
+                let tr = &work.transitions[t as usize];
+                weight(&tr.pre, p).max(weight(&tr.reads, p)) > initial
+            })
+            .collect();
+        if dead.iter().any(|&t| work.transitions[t as usize].kept) {
+            continue; // Cannot happen (kept transitions need kept places), but stay exact.
+        }
+        for t in dead {
+            work.remove_transition(t as usize);
+        }
+        work.remove_place(p, &nb);
+        count += 1;
+    }
+    count
+}
+
+/// **Sink places** (all classes): a place `p ∉ K` that no live transition consumes or reads
+/// never disables anything; removing it changes no run, and the markings of the other places
+/// along every run are the same.
+fn sink_places(work: &mut Work) -> usize {
+    let nb = Neighbours::of(work);
+    let mut count = 0;
+    for p in 0..work.places.len() as u32 {
+        let place = &work.places[p as usize];
+        if place.alive
+            && !place.kept
+            && nb.consumers[p as usize].is_empty()
+            && nb.readers[p as usize].is_empty()
+        {
+            work.remove_place(p, &nb);
+            count += 1;
+        }
+    }
+    count
+}
+
+/// **Parallel places** (all classes; a case of Berthelot's implicit places): places `p`, `q`
+/// with the same arcs (weights, read arcs) to every transition and `M₀(p) ≤ M₀(q)`, `q ∉ K`.
+/// Every transition changes both by the same amount, so `M(q) − M(p) = M₀(q) − M₀(p) ≥ 0`
+/// in every reachable marking, and whatever a transition needs of `q` it needs of `p`: `q`
+/// never disables a transition that `p` does not. Removing `q` changes no run.
+fn parallel_places(work: &mut Work) -> usize {
+    let nb = Neighbours::of(work);
+    let mut groups: FxHashMap<Column, Vec<u32>> = FxHashMap::default();
+    for p in 0..work.places.len() as u32 {
+        if !work.places[p as usize].alive || nb.all(p).is_empty() {
+            continue;
+        }
+        let column: Column = nb
+            .all(p)
+            .iter()
+            .map(|&t| {
+                let tr = &work.transitions[t as usize];
+                (
+                    t,
+                    weight(&tr.pre, p),
+                    weight(&tr.post, p),
+                    weight(&tr.reads, p),
+                )
+            })
+            .collect();
+        groups.entry(column).or_default().push(p);
+    }
+    let mut count = 0;
+    for (_, places) in groups {
+        let Some(&keep) = places.iter().min_by_key(|&&p| {
+            let place = &work.places[p as usize];
+            (place.initial, !place.kept)
+        }) else {
+            continue;
+        };
+        for q in places {
+            if q != keep && !work.places[q as usize].kept {
+                work.remove_place(q, &nb);
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// **Parallel transitions** (all classes): transitions with the same input, output and read
+/// arcs are one transition under two names; all but one are removed (a kept one stays). A
+/// run firing a removed one fires the one left instead, through the same markings.
+fn parallel_transitions(work: &mut Work) -> usize {
+    let mut groups: FxHashMap<(&Arcs, &Arcs, &Arcs), Vec<usize>> = FxHashMap::default();
+    for (i, t) in work.transitions.iter().enumerate() {
+        if t.alive {
+            groups
+                .entry((&t.pre, &t.post, &t.reads))
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut remove = Vec::new();
+    for (_, ts) in groups {
+        let keep = ts
+            .iter()
+            .copied()
+            .find(|&t| work.transitions[t].kept)
+            .unwrap_or(ts[0]);
+        remove.extend(
+            ts.into_iter()
+                .filter(|&t| t != keep && !work.transitions[t].kept),
+        );
+    }
+    for &t in &remove {
+        work.remove_transition(t);
+    }
+    remove.len()
+}
+
+/// **Self-loop transitions** ([`Preserve::Reachability`] only): a transition `t ∉` kept
+/// whose firing changes no marking (`pre = post`, any read arcs) adds no reachable marking;
+/// removing it keeps the reachable markings. Not for deadlocks (a marking where only `t` is
+/// enabled would become dead) nor LTL-X (a run looping on `t` forever at a marking that
+/// enables other transitions would be lost).
+fn self_loops(work: &mut Work) -> usize {
+    let mut count = 0;
+    for t in &mut work.transitions {
+        if t.alive && !t.kept && t.pre == t.post {
+            t.alive = false;
+            count += 1;
+        }
+    }
+    count
+}
+
+/// Nodes touched in the current pass of an agglomeration: a candidate touching one is left to
+/// the next pass, whose [`Neighbours`] see the changes.
+struct Dirty {
+    places: Vec<bool>,
+    transitions: Vec<bool>,
+}
+
+impl Dirty {
+    fn of(work: &Work) -> Dirty {
+        Dirty {
+            places: vec![false; work.places.len()],
+            transitions: vec![false; work.transitions.len()],
+        }
+    }
+
+    fn transition(&self, t: u32) -> bool {
+        self.transitions.get(t as usize).copied().unwrap_or(true)
+    }
+
+    /// Marks `t` and every place it has an arc on.
+    fn mark(&mut self, t: &WorkTransition, index: Option<u32>) {
+        if let Some(i) = index
+            && let Some(d) = self.transitions.get_mut(i as usize)
+        {
+            *d = true;
+        }
+        for &(p, _) in t.pre.iter().chain(&t.post).chain(&t.reads) {
+            self.places[p as usize] = true;
+        }
+    }
+}
+
+/// `a + b` on arcs, `None` on a weight overflow.
+fn add_arcs(a: &Arcs, b: &Arcs) -> Option<Arcs> {
+    let mut out = a.clone();
+    for &(p, w) in b {
+        match out.iter_mut().find(|e| e.0 == p) {
+            Some(e) => e.1 = e.1.checked_add(w)?,
+            None => out.push((p, w)),
+        }
+    }
+    out.sort_unstable();
+    Some(out)
+}
+
+/// `arcs` without the arc on `p`.
+fn without(arcs: &Arcs, p: u32) -> Arcs {
+    arcs.iter().copied().filter(|a| a.0 != p).collect()
+}
+
+/// The place `p` with its producers `H` and consumers `F`, when `p` is a candidate of an
+/// agglomeration: live, not kept, initially empty, read by none, no transition both
+/// producing and consuming it, nothing around it touched in this pass.
+fn agglomeration_candidate<'a>(
+    work: &Work,
+    nb: &'a Neighbours,
+    dirty: &Dirty,
+    p: u32,
+) -> Option<(&'a [u32], &'a [u32])> {
+    let place = &work.places[p as usize];
+    let (h, f) = (&nb.producers[p as usize], &nb.consumers[p as usize]);
+    let ok = place.alive
+        && !place.kept
+        && place.initial == 0
+        && !dirty.places[p as usize]
+        && nb.readers[p as usize].is_empty()
+        && !h.is_empty()
+        && !f.is_empty()
+        // The size either agglomeration allows, checked first: the tests below are quadratic.
+        && (h.len() == 1 || h.len().saturating_mul(f.len()) <= h.len() + f.len())
+        && h.iter()
+            .chain(f)
+            .all(|&t| !dirty.transition(t) && !work.transitions[t as usize].kept)
+        && h.iter().all(|t| !f.contains(t));
+    ok.then_some((&h[..], &f[..]))
+}
+
+/// Adds `t` to `work`, marking its places dirty.
+fn push(work: &mut Work, dirty: &mut Dirty, t: WorkTransition) {
+    dirty.mark(&t, None);
+    work.transitions.push(t);
+}
+
+/// **Post-agglomeration** (Berthelot's post-fusion; all classes): a place `p ∉ K`, initially
+/// empty, read by none, whose consumers `F` each have `•f = {p}` with weight `w`, no read
+/// arcs, `f• ∩ K = ∅`, and whose producers `H` each put exactly `w` tokens on `p` and do not
+/// consume it; no node of `H ∪ F` kept. Every pair `h, f` becomes one transition `h;f`
+/// (`pre(h)`, `post(h) − p + post(f)`), and `p`, `H`, `F` go (only when `|H|·|F| ≤ |H| + |F|`,
+/// so the net does not grow).
+///
+/// *Why.* Once `h` has fired, `f` is enabled and only other transitions of `F` compete for
+/// the token, so in any run each firing of an `f` can be moved to just after the `h` whose
+/// tokens it takes (the moved `f` only adds tokens earlier; the transitions in between still
+/// fire — monotonicity). A firing of `h` never followed by an `f` becomes `h;f`, which adds
+/// tokens on `f•` only. The markings along the reordered run agree with the original's on
+/// every place but `p` and `f•`, none in `K`: the same traces up to stuttering (LTL-X), the
+/// same projections on `K` (reachability). A dead marking has `M(p) < w`, so `M(p) = 0` (a
+/// multiple of `w`): no firing pending, and the reordered run reaches the same marking,
+/// dead in the reduced net (no `h` enabled, so no `h;f`); conversely a dead marking of the
+/// reduced net is dead in the original with `M(p) = 0`. Infinite runs stay infinite: `F`
+/// fires at most as often as `H`.
+fn post_agglomeration(work: &mut Work) -> usize {
+    let nb = Neighbours::of(work);
+    let mut dirty = Dirty::of(work);
+    let mut count = 0;
+    for p in 0..work.places.len() as u32 {
+        let Some((h, f)) = agglomeration_candidate(work, &nb, &dirty, p) else {
+            continue;
+        };
+        if h.len() * f.len() > h.len() + f.len() {
+            continue;
+        }
+        let w = weight(&work.transitions[f[0] as usize].pre, p);
+        let consumers_ok = f.iter().all(|&t| {
+            let tr = &work.transitions[t as usize];
+            tr.pre[..] == [(p, w)]
+                && tr.reads.is_empty()
+                && tr.post.iter().all(|a| !work.places[a.0 as usize].kept)
+        });
+        let producers_ok = h.iter().all(|&t| {
+            let tr = &work.transitions[t as usize];
+            weight(&tr.post, p) == w && weight(&tr.pre, p) == 0
+        });
+        if !consumers_ok || !producers_ok {
+            continue;
+        }
+        let mut merged = Vec::new();
+        for &hi in h {
+            for &fi in f {
+                let (ht, ft) = (
+                    &work.transitions[hi as usize],
+                    &work.transitions[fi as usize],
+                );
+                let Some(post) = add_arcs(&without(&ht.post, p), &ft.post) else {
+                    continue;
+                };
+                merged.push(WorkTransition {
+                    origin: ht.origin.iter().chain(&ft.origin).copied().collect(),
+                    pre: ht.pre.clone(),
+                    post,
+                    reads: ht.reads.clone(),
+                    alive: true,
+                    kept: false,
+                });
+            }
+        }
+        if merged.len() != h.len() * f.len() {
+            continue; // A weight overflowed.
+        }
+        for &t in h.iter().chain(f) {
+            dirty.mark(&work.transitions[t as usize], Some(t));
+            work.remove_transition(t as usize);
+        }
+        for t in merged {
+            push(work, &mut dirty, t);
+        }
+        work.places[p as usize].alive = false;
+        dirty.places[p as usize] = true;
+        count += 1;
+    }
+    count
+}
+
+/// **Pre-agglomeration** (Berthelot's pre-fusion; all classes): a place `p ∉ K`, initially
+/// empty, read by none, with one producer `h`, where `h• = {p}` with weight `w`, `h` has no
+/// read arcs, `•h ≠ ∅`, `•h ∩ K = ∅`, and every place of `•h` is consumed by `h` only and
+/// read by none; every consumer `f` of `p` takes exactly `w` tokens from it; no node of
+/// `{h} ∪ F` kept. Every `f` becomes `h;f` (`pre(f) − p + pre(h)`, `post(f)`, `reads(f)`),
+/// and `h` and `p` go.
+///
+/// *Why.* The tokens `h` takes can be taken by `h` only and are seen by nobody, and the
+/// tokens it puts on `p` are used by `F` only, so in any run each firing of `h` can be put
+/// off until just before the `f` that takes its tokens, or dropped when none does; the
+/// markings along the delayed run agree with the original's except on `•h` and `p`, none
+/// in `K`: the same projections on `K` and the same traces up to stuttering. A dead marking
+/// of the original, its pending firings of `h` undone, is dead in the reduced net (with a
+/// firing of `h` pending, `p` holds `w` tokens and an `f` not enabled lacks some other
+/// place, as `h;f` does). A dead marking of the reduced net may enable `h` in the original;
+/// firing `h` while it is enabled (it consumes tokens nothing else puts back at a dead
+/// marking, so this ends) reaches a dead marking: [`super::Reduction::lift_dead_run`].
+fn pre_agglomeration(work: &mut Work) -> usize {
+    let nb = Neighbours::of(work);
+    let mut dirty = Dirty::of(work);
+    let mut count = 0;
+    for p in 0..work.places.len() as u32 {
+        let Some((h, f)) = agglomeration_candidate(work, &nb, &dirty, p) else {
+            continue;
+        };
+        let [hi] = *h else { continue };
+        let ht = &work.transitions[hi as usize];
+        let Some(&(_, w)) = ht.post.first() else {
+            continue;
+        };
+        let h_ok = ht.post.len() == 1
+            && ht.reads.is_empty()
+            && !ht.pre.is_empty()
+            && ht.pre.iter().all(|&(q, _)| {
+                !work.places[q as usize].kept
+                    && !dirty.places[q as usize]
+                    && nb.consumers[q as usize][..] == [hi]
+                    && nb.readers[q as usize].is_empty()
+            });
+        let f_ok = f
+            .iter()
+            .all(|&t| weight(&work.transitions[t as usize].pre, p) == w);
+        if !h_ok || !f_ok {
+            continue;
+        }
+        let ht = ht.clone();
+        let merged: Vec<WorkTransition> = f
+            .iter()
+            .map(|&fi| {
+                let ft = &work.transitions[fi as usize];
+                let mut pre = without(&ft.pre, p);
+                // Disjoint: the places of •h are consumed by h alone.
+                pre.extend_from_slice(&ht.pre);
+                pre.sort_unstable();
+                WorkTransition {
+                    origin: ht.origin.iter().chain(&ft.origin).copied().collect(),
+                    pre,
+                    post: ft.post.clone(),
+                    reads: ft.reads.clone(),
+                    alive: true,
+                    kept: false,
+                }
+            })
+            .collect();
+        dirty.mark(&ht, Some(hi));
+        work.remove_transition(hi as usize);
+        for &t in f {
+            dirty.mark(&work.transitions[t as usize], Some(t));
+            work.remove_transition(t as usize);
+        }
+        for t in merged {
+            push(work, &mut dirty, t);
+        }
+        work.places[p as usize].alive = false;
+        work.delayed.push(ht.origin);
+        count += 1;
+    }
+    count
+}
