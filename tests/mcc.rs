@@ -365,7 +365,7 @@ fn coloured_nets_compete() {
 }
 
 #[test]
-fn other_examinations_do_not_compete_and_formula_ones_need_their_file() {
+fn unknown_examinations_do_not_compete_and_formula_ones_need_their_file() {
     let root = common::shared_nets();
     let tmp = tempfile::tempdir().unwrap();
     let dir = instance(
@@ -373,17 +373,20 @@ fn other_examinations_do_not_compete_and_formula_ones_need_their_file() {
         &root.join("pnml/ERK-PT-000001.pnml"),
         Some(false),
     );
-    for exam in ["CTLFireability", "LTLCardinality"] {
-        let a = mcc(&dir, exam, 10, 1024, &[]);
-        assert_eq!(
-            (a.code, a.stdout.as_str()),
-            (Some(0), "DO_NOT_COMPETE\n"),
-            "{exam}"
-        );
-    }
+    let a = mcc(&dir, "NoSuchExamination", 10, 1024, &[]);
+    assert_eq!((a.code, a.stdout.as_str()), (Some(0), "DO_NOT_COMPETE\n"));
     // The formula examinations compete; without their formula file the instance is broken
-    // (`tests/mcc_properties.rs` answers them on the contest's folders).
-    for exam in ["UpperBounds", "ReachabilityCardinality"] {
+    // (`tests/mcc_properties.rs`, `mcc_ltl.rs` and `mcc_ctl.rs` answer them on the contest's
+    // folders).
+    for exam in [
+        "UpperBounds",
+        "ReachabilityCardinality",
+        "ReachabilityFireability",
+        "LTLCardinality",
+        "LTLFireability",
+        "CTLCardinality",
+        "CTLFireability",
+    ] {
         let a = mcc(&dir, exam, 10, 1024, &[]);
         assert_eq!(
             (a.code, a.stdout.as_str()),

@@ -1,11 +1,15 @@
 //! Checking a set of properties on one net: each property becomes a target (a reachability
 //! formula) or a bound, the chosen engines run in turn on what is still undecided, and every
-//! answer says which engine gave it. LTL formulas go to the LTL engine ([`super::ltl`]); CTL
-//! formulas are left unknown here.
+//! answer says which engine gave it. LTL formulas go to the LTL engine ([`super::ltl`]), CTL
+//! formulas to the CTL engine ([`super::ctl`]). The contest judges the two logics differently
+//! at deadlocks (LTL: a deadlock repeats forever; CTL: a maximal path ends there, so `AX φ`
+//! holds and `EX φ` fails at a deadlock), so a formula that is both (`A X φ`) is read as LTL by
+//! [`check`] and as CTL by [`check_ctl`], which the CTL examinations use.
 
 use std::time::{Duration, Instant};
 
 use super::climb;
+use super::ctl::{self, Checker, CtlError, CtlOptions};
 use super::equation::Equation;
 use super::explicit::{self, BoundQuery, NetMarking};
 use super::ltl::{self, LtlOptions, LtlQuestion};
@@ -16,7 +20,7 @@ use super::{Bound, Search};
 use crate::explore::limits::{Limits, StopReason};
 use crate::model::net::{Net, TransIdx};
 use crate::model::net_system::NetSystem;
-use crate::property::syntax::{Ask, ReachKind};
+use crate::property::syntax::{Ask, ReachKind, ResolvedFormula};
 use crate::property::{Linear, Predicate, ResolvedQuery};
 use crate::structural::Budget;
 use crate::system::{Overflow, System};
@@ -47,6 +51,8 @@ pub enum Engine {
     Ltl,
     /// The LTL engine on the stubborn-set reduced state space.
     LtlStubborn,
+    /// The CTL engine (local, on the fly).
+    Ctl,
 }
 
 impl Engine {
@@ -58,6 +64,7 @@ impl Engine {
             Engine::Prefix => "prefix",
             Engine::Ltl => "ltl",
             Engine::LtlStubborn => "ltl+stubborn",
+            Engine::Ctl => "ctl",
         }
     }
 }
@@ -127,12 +134,21 @@ enum Goal {
     Bound(Linear),
     /// An LTL formula.
     Ltl(Box<LtlQuestion>),
+    /// A CTL formula.
+    Ctl(Box<ResolvedFormula>),
     /// Not for these engines.
     Other(String),
 }
 
+/// How a temporal formula that is both LTL and CTL is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Logic {
+    Ltl,
+    Ctl,
+}
+
 impl Goal {
-    fn of(q: &ResolvedQuery) -> Goal {
+    fn of(q: &ResolvedQuery, logic: Logic) -> Goal {
         match &q.ask {
             Ask::Bound(places) => Goal::Bound(Linear::of(&crate::property::IntExpr::Tokens(
                 places.clone(),
@@ -154,9 +170,11 @@ impl Goal {
                 None if f.is_state() => {
                     Goal::Initial(Predicate::compile(f).expect("a state formula compiles"))
                 }
+                None if logic == Logic::Ctl && ctl::is_ctl(f) => Goal::Ctl(Box::new(f.clone())),
                 None => match LtlQuestion::of(f, ltl::Deadlocks::Stutter) {
                     Ok(q) => Goal::Ltl(Box::new(q)),
-                    Err(_) => Goal::Other("CTL formulas are not checked yet".into()),
+                    Err(_) if ctl::is_ctl(f) => Goal::Ctl(Box::new(f.clone())),
+                    Err(_) => Goal::Other("neither an LTL nor a CTL formula".into()),
                 },
             },
         }
@@ -206,11 +224,49 @@ pub fn check_with(
     limits: &Limits,
     ltl_options: LtlOptions,
 ) -> Result<Vec<Answer>, Overflow> {
-    let goals: Vec<Goal> = queries.iter().map(Goal::of).collect();
-    let mut work = Work::new(net, queries, &goals);
+    let goals: Vec<Goal> = queries.iter().map(|q| Goal::of(q, Logic::Ltl)).collect();
+    check_goals(net, queries, &goals, choice, limits, ltl_options)
+}
+
+/// [`check`], reading every formula that is CTL as CTL (the CTL examinations: `A X φ` there
+/// is CTL's, see the module's documentation).
+pub fn check_ctl(
+    net: &Net,
+    queries: &[ResolvedQuery],
+    choice: EngineChoice,
+    limits: &Limits,
+) -> Result<Vec<Answer>, Overflow> {
+    let goals: Vec<Goal> = queries.iter().map(|q| Goal::of(q, Logic::Ctl)).collect();
+    check_goals(net, queries, &goals, choice, limits, LtlOptions::default())
+}
+
+fn check_goals(
+    net: &Net,
+    queries: &[ResolvedQuery],
+    goals: &[Goal],
+    choice: EngineChoice,
+    limits: &Limits,
+    ltl_options: LtlOptions,
+) -> Result<Vec<Answer>, Overflow> {
+    let mut work = Work::new(net, queries, goals);
     work.initial();
     if work.open().is_empty() {
         return Ok(work.answers);
+    }
+    if choice != EngineChoice::Prefix && work.open_ctl().next().is_some() {
+        let others = work
+            .open()
+            .iter()
+            .any(|&i| !matches!(work.goals[i], Goal::Ctl(_)));
+        let share = if others {
+            limits.phase(limits.remaining().map(|r| r / 2))
+        } else {
+            limits.phase(limits.remaining())
+        };
+        work.ctl(&share)?;
+        if work.open().is_empty() || !others {
+            return Ok(work.finish());
+        }
     }
     if choice != EngineChoice::Prefix && work.open_ltl().next().is_some() {
         let others = work
@@ -254,7 +310,13 @@ pub fn check_with(
         }
         EngineChoice::Prefix => work.prefix(limits),
     }
-    // The other engines may have left time: the LTL formulas still open get it.
+    // The other engines may have left time: the CTL and LTL formulas still open get it.
+    if choice != EngineChoice::Prefix
+        && work.open_ctl().next().is_some()
+        && limits.check_time().is_ok()
+    {
+        work.ctl(limits)?;
+    }
     if choice != EngineChoice::Prefix
         && work.open_ltl().next().is_some()
         && limits.check_time().is_ok()
@@ -344,7 +406,7 @@ impl<'a> Work<'a> {
             match &self.goals[i] {
                 Goal::Reach { target, .. } => targets.push((i, target.clone())),
                 Goal::Bound(sum) => sums.push((i, sum.clone())),
-                Goal::Initial(_) | Goal::Other(_) | Goal::Ltl(_) => {}
+                Goal::Initial(_) | Goal::Other(_) | Goal::Ltl(_) | Goal::Ctl(_) => {}
             }
         }
         (targets, sums)
@@ -401,6 +463,71 @@ impl<'a> Work<'a> {
                 .get_or_insert(Unknown::Unsupported("no engine chosen decided it".into()));
         }
         self.answers
+    }
+
+    /// The open CTL goals.
+    fn open_ctl(&self) -> impl Iterator<Item = usize> + '_ {
+        self.open()
+            .into_iter()
+            .filter(|&i| matches!(self.goals[i], Goal::Ctl(_)))
+    }
+
+    /// The CTL engine on the open CTL goals, in two rounds within `limits` (half of each
+    /// one's share first, the rest to those still open), one checker for all so that the
+    /// markings found for one formula serve the next; atoms the structural facts (within a
+    /// twentieth of the time) show constant are decided by them.
+    fn ctl(&mut self, limits: &Limits) -> Result<(), Overflow> {
+        let mut budget = Budget::default();
+        if let Some(r) = limits.remaining() {
+            budget.time = budget.time.min(r / 20);
+        }
+        let facts = Shortcuts::of(self.net, &budget);
+        let mut checker = Checker::new(self.net, CtlOptions::default(), Some(&facts));
+        for round in [2u32, 1] {
+            let open: Vec<usize> = self.open_ctl().collect();
+            for (k, &i) in open.iter().enumerate() {
+                if limits.check_time().is_err() {
+                    return Ok(());
+                }
+                let Goal::Ctl(f) = &self.goals[i] else {
+                    continue;
+                };
+                let left = (open.len() - k) as u32;
+                let share = limits.phase(limits.remaining().map(|r| r / (round * left)));
+                let out = match checker.check(f, &share) {
+                    Ok(out) => out,
+                    Err(CtlError::Overflow(o)) => return Err(o),
+                    Err(e @ CtlError::NotCtl { .. }) => {
+                        self.answers[i].unknown = Some(Unknown::Unsupported(e.to_string()));
+                        continue;
+                    }
+                };
+                let answer = &mut self.answers[i];
+                answer.explored = Some(out.states);
+                match out.verdict {
+                    Some(v) => {
+                        answer.value = Some(Value::Bool(v));
+                        answer.engine = Some(if out.structural {
+                            Engine::Structural
+                        } else {
+                            Engine::Ctl
+                        });
+                        answer.time = self.start.elapsed();
+                        answer.unknown = None;
+                        if let Some(trace) = out.trace {
+                            answer.witness = Some(trace.prefix);
+                            answer.cycle = (!trace.cycle.is_empty()).then_some(trace.cycle);
+                        }
+                    }
+                    None => {
+                        answer.unknown = Some(Unknown::Stopped(
+                            out.stopped.unwrap_or(StopReason::Interrupted),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The open LTL goals.

@@ -114,15 +114,11 @@ pub fn examine(
         | Examination::UpperBounds
         | Examination::LtlCardinality
         | Examination::LtlFireability => {
-            answer.stopped = properties(&mut answer, net, formulas, limits)?;
+            answer.stopped = properties(&mut answer, net, formulas, limits, false)?;
             return Ok(answer);
         }
         Examination::CtlCardinality | Examination::CtlFireability => {
-            // No CTL engine yet: every formula is undecided, said so, never guessed.
-            for q in formulas {
-                answer.line(property_line(&q.id, None, &[]));
-            }
-            answer.note("CTL formulas are not checked yet");
+            answer.stopped = properties(&mut answer, net, formulas, limits, true)?;
             return Ok(answer);
         }
     };
@@ -227,7 +223,7 @@ fn techniques_of(engine: Engine) -> &'static [Technique] {
             Technique::SequentialProcessing,
         ],
         Engine::Structural => &[Technique::Topological, Technique::SequentialProcessing],
-        Engine::Ltl => EXPLICIT,
+        Engine::Ltl | Engine::Ctl => EXPLICIT,
         Engine::LtlStubborn => &[
             Technique::Explicit,
             Technique::StubbornSets,
@@ -243,6 +239,7 @@ fn properties(
     net: &Net,
     formulas: &[Query],
     limits: &Limits,
+    ctl: bool,
 ) -> Result<Option<StopReason>, Overflow> {
     let names = Names::of(net);
     let mut resolved = Vec::with_capacity(formulas.len());
@@ -252,7 +249,12 @@ fn properties(
             Err(e) => answer.note(format!("{}: {e}", q.id)),
         }
     }
-    let found = check::run::check(net, &resolved, EngineChoice::Auto, limits)?;
+    // The CTL examinations read `A X φ` as CTL does (see `check::run`).
+    let found = if ctl {
+        check::run::check_ctl(net, &resolved, EngineChoice::Auto, limits)?
+    } else {
+        check::run::check(net, &resolved, EngineChoice::Auto, limits)?
+    };
     let mut stopped = None;
     for q in formulas {
         let Some(a) = found.iter().find(|a| a.id == q.id) else {
