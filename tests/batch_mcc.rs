@@ -145,6 +145,8 @@ fn run_pt(dir: &Path, answers: &Path, formulas: &Path) -> std::process::Output {
         .arg(formulas)
         .arg("--csv")
         .arg(dir.join("runs.csv"))
+        .arg("--jsonl")
+        .arg(dir.join("runs.jsonl"))
         .arg(dir.join("suite"))
         .output()
         .unwrap()
@@ -179,7 +181,7 @@ fn one_row_per_formula_with_its_verdict() {
         }
     }
     assert_eq!(rows.len(), PT.len() * 17);
-    let engines = ["explicit", "prefix", "structural", "unfolding"];
+    let engines = ["explicit", "prefix", "structural", "traps", "unfolding"];
     for r in &rows {
         assert_eq!(r["verdict"], expected_verdict(&oracle, r), "{r:?}");
         assert_ne!(r["verdict"], "wrong", "{r:?}");
@@ -229,6 +231,29 @@ fn one_row_per_formula_with_its_verdict() {
         runs.iter()
             .all(|r| r["status"] == "ok" && r["exit_code"] == "0")
     );
+    // `--jsonl` has the same runs, each with its formulas as `--formulas-csv` has them.
+    let jsonl = std::fs::read_to_string(tmp.path().join("runs.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), runs.len());
+    let from_json: usize = lines
+        .iter()
+        .map(|l| l["formulas"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(from_json, rows.len());
+    for l in &lines {
+        for f in l["formulas"].as_array().unwrap() {
+            let same = rows.iter().any(|r| {
+                r["id"] == f["id"].as_str().unwrap()
+                    && r["instance"] == f["instance"].as_str().unwrap()
+                    && r["answer"] == f["answer"].as_str().unwrap()
+                    && r["verdict"] == f["verdict"].as_str().unwrap_or("")
+            });
+            assert!(same, "{f} is not in --formulas-csv");
+        }
+    }
 }
 
 #[test]

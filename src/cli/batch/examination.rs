@@ -78,13 +78,15 @@ pub fn parse_answers(stdout: &str) -> Said {
     said
 }
 
-/// The engine named by an answer's techniques: `SAT_SMT` the prefix's SAT encoding,
-/// `TOPOLOGICAL` the structural shortcuts, `EXPLICIT` explicit reachability, `NET_UNFOLDING`
+/// The engine named by an answer's techniques: `TOPOLOGICAL SAT_SMT` the trap argument for
+/// deadlock freedom, `SAT_SMT` the prefix's SAT encoding, `TOPOLOGICAL` the structural shortcuts, `EXPLICIT` explicit reachability, `NET_UNFOLDING`
 /// alone an unfolding (the prefix or the DPOR of ReachabilityDeadlock). Other words are kept,
 /// lower-cased.
 pub fn engine_of(techniques: &[String]) -> String {
     let has = |t: Technique| techniques.iter().any(|w| w == t.keyword());
-    if has(Technique::SatSmt) {
+    if has(Technique::SatSmt) && has(Technique::Topological) {
+        "traps".to_string()
+    } else if has(Technique::SatSmt) {
         Engine::Prefix.name().to_string()
     } else if has(Technique::Topological) {
         Engine::Structural.name().to_string()
@@ -370,6 +372,10 @@ mod tests {
             "prefix"
         );
         assert_eq!(e(&["TOPOLOGICAL", "SEQUENTIAL_PROCESSING"]), "structural");
+        assert_eq!(
+            e(&["TOPOLOGICAL", "SAT_SMT", "SEQUENTIAL_PROCESSING"]),
+            "traps"
+        );
         assert_eq!(e(&["EXPLICIT", "SEQUENTIAL_PROCESSING"]), "explicit");
         assert_eq!(e(&["NET_UNFOLDING", "SEQUENTIAL_PROCESSING"]), "unfolding");
         assert_eq!(e(&["STRUCTURAL_REDUCTION"]), "structural_reduction");

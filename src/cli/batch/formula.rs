@@ -12,7 +12,8 @@ use unfold::mcc::answer::{CANNOT_COMPUTE, DO_NOT_COMPETE};
 use super::row::Status;
 
 /// What the contest's known answer says of a formula row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// The answer is the known one.
     Right,
@@ -49,8 +50,9 @@ impl Verdict {
     }
 }
 
-/// One formula of one (instance, examination) run: a row of `--formulas-csv`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// One formula of one (instance, examination) run: a row of `--formulas-csv`, and an entry of
+/// the run's `formulas` in `--jsonl`.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct FormulaRow {
     /// The instance's name (the net's row name: its folder).
     pub instance: String,

@@ -236,7 +236,15 @@ impl Sinks {
             f.sync_data()?;
         }
         if let Some(f) = &mut self.jsonl {
-            let mut line = serde_json::to_string(row).map_err(io::Error::other)?;
+            // An examination's run carries its formulas, as `--formulas-csv` has them.
+            let mut value = serde_json::to_value(row).map_err(io::Error::other)?;
+            if !done.formulas.is_empty()
+                && let serde_json::Value::Object(map) = &mut value
+            {
+                let formulas = serde_json::to_value(&done.formulas).map_err(io::Error::other)?;
+                map.insert("formulas".into(), formulas);
+            }
+            let mut line = serde_json::to_string(&value).map_err(io::Error::other)?;
             line.push('\n');
             f.write_all(line.as_bytes())?;
             f.flush()?;
