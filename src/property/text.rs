@@ -14,7 +14,7 @@
 //! unary    := '!' unary | Q unary | atom
 //! Q        := 'A' | 'E' | 'X' | 'F' | 'G' | 'EF' | 'AG' | 'AF' | 'EG' | 'EX' | 'AX'
 //! atom     := 'true' | 'false' | 'deadlock' | 'fireable' '(' names ')'
-//!           | int CMP int | '(' or ')'
+//!           | int CMP int | '(' or ')' | '[' or ']'
 //! int      := term ('+' term)*
 //! term     := number | 'tokens' '(' names ')' | '(' int ')'
 //! CMP      := '<=' | '<' | '==' | '>=' | '>' | '!='
@@ -577,12 +577,20 @@ impl<'a> Parser<'a> {
     /// An atom of either type: a constant, a keyword with its arguments, or parentheses.
     fn primary(&mut self, depth: usize) -> Result<Expr, ReadError> {
         let at = self.ws();
-        let value = if self.eat("(") {
+        // Brackets group as parentheses do: the textbook's `E [φ U ψ]`.
+        let close = if self.eat("(") {
+            Some(")")
+        } else if self.eat("[") {
+            Some("]")
+        } else {
+            None
+        };
+        let value = if let Some(close) = close {
             if depth >= MAX_NESTING {
                 return Err(self.nested_too_deeply(at));
             }
             let inner = self.or(depth + 1)?;
-            self.expect(")")?;
+            self.expect(close)?;
             inner.value
         } else if let Some(w) = self.peek_word() {
             self.keyword(w, at)?

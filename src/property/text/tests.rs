@@ -172,6 +172,9 @@ fn binary_operators_and_precedence() {
         ])
     );
     assert_eq!(holds("AG !(deadlock)"), ag(Form::Not(b(d()))));
+    // Brackets group like parentheses (the textbook's `E [φ U ψ]`), and must match.
+    assert_eq!(holds("E [deadlock U true]"), holds("E (deadlock U true)"));
+    assert!(parse_formula("E [deadlock U true)").is_err());
 }
 
 #[test]
