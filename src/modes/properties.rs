@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value as Json, json};
 
 use super::{Report, head, tail};
-use crate::check::run::{Answer, Unknown, Value};
+use crate::check::run::{Answer, Engine, Unknown, Value};
 use crate::model::net::Net;
 use crate::report::stats::Stats;
 
@@ -74,8 +74,13 @@ pub fn report(
                 answer_text(a),
                 e.name(),
                 a.time.as_secs_f64(),
-                a.explored
-                    .map_or(String::new(), |n| format!("  {n} product states"))
+                // The CTL engine explores markings, the LTL engine product states; a
+                // structural answer explores nothing.
+                match (a.explored, e) {
+                    (None, _) | (_, Engine::Structural) => String::new(),
+                    (Some(n), Engine::Ctl) => format!("  {n} markings"),
+                    (Some(n), _) => format!("  {n} product states"),
+                }
             ),
             (None, Some(why)) => format!("{:width$}  unknown  ({why})", a.id),
             (None, None) => format!("{:width$}  unknown", a.id),
