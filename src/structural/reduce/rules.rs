@@ -22,9 +22,6 @@ use super::{Arcs, Neighbours, Preserve, Work, WorkTransition};
 /// One pass of a rule over the net; returns how many times it applied.
 type Pass = fn(&mut Work) -> usize;
 
-/// A place's arcs, as `(transition, pre, post, read)` weights for every transition.
-type Column = Vec<(u32, u32, u32, u32)>;
-
 /// A rule: its name and the classes it preserves.
 pub(crate) struct Rule {
     /// The rule's name in summaries.
@@ -56,8 +53,8 @@ pub(crate) const RULES: [Rule; 8] = [
         apply: |_| Some(sink_places),
     },
     Rule {
-        name: "parallel places",
-        apply: |_| Some(parallel_places),
+        name: "implicit places",
+        apply: |_| Some(implicit_places),
     },
     Rule {
         name: "parallel transitions",
@@ -186,49 +183,78 @@ fn sink_places(work: &mut Work) -> usize {
     count
 }
 
-/// **Parallel places** (all classes; a case of Berthelot's implicit places): places `p`, `q`
-/// with the same arcs (weights, read arcs) to every transition and `M₀(p) ≤ M₀(q)`, `q ∉ K`.
-/// Every transition changes both by the same amount, so `M(q) − M(p) = M₀(q) − M₀(p) ≥ 0`
-/// in every reachable marking, and whatever a transition needs of `q` it needs of `p`: `q`
-/// never disables a transition that `p` does not. Removing `q` changes no run.
-fn parallel_places(work: &mut Work) -> usize {
+/// **Implicit places** (all classes; Berthelot's implicit places, the case of one witness
+/// place): a place `q ∉ K` and a place `p` that every transition changes by the same amount
+/// (`post − pre` equal on both), with `d = M₀(q) − M₀(p) ≥ 0` and, for every transition `t`,
+/// `need_t(q) ≤ d + need_t(p)` (`need` the larger of the input and read weights). Then
+/// `M(q) = M(p) + d` in every reachable marking, so whenever `t` has what it needs of `p`
+/// it has what it needs of `q`: `q` never disables anything, and removing it changes no run.
+/// Parallel places (the same arcs) are the case `need_t(q) = need_t(p)`. In each group of
+/// places with the same changes, places are taken by increasing initial marking and a place
+/// is removed only with a witness that stays.
+fn implicit_places(work: &mut Work) -> usize {
     let nb = Neighbours::of(work);
-    let mut groups: FxHashMap<Column, Vec<u32>> = FxHashMap::default();
+    let mut groups: FxHashMap<Vec<(u32, i64)>, Vec<u32>> = FxHashMap::default();
     for p in 0..work.places.len() as u32 {
-        if !work.places[p as usize].alive || nb.all(p).is_empty() {
+        if !work.places[p as usize].alive {
             continue;
         }
-        let column: Column = nb
+        let changes: Vec<(u32, i64)> = nb
             .all(p)
             .iter()
-            .map(|&t| {
+            .filter_map(|&t| {
                 let tr = &work.transitions[t as usize];
-                (
-                    t,
-                    weight(&tr.pre, p),
-                    weight(&tr.post, p),
-                    weight(&tr.reads, p),
-                )
+                let change = weight(&tr.post, p) as i64 - weight(&tr.pre, p) as i64;
+                (change != 0).then_some((t, change))
             })
             .collect();
-        groups.entry(column).or_default().push(p);
+        if !changes.is_empty() {
+            groups.entry(changes).or_default().push(p);
+        }
     }
-    let mut count = 0;
-    for (_, places) in groups {
-        let Some(&keep) = places.iter().min_by_key(|&&p| {
-            let place = &work.places[p as usize];
-            (place.initial, !place.kept)
-        }) else {
-            continue;
-        };
+    let need = |t: u32, p: u32| {
+        let tr = &work.transitions[t as usize];
+        weight(&tr.pre, p).max(weight(&tr.reads, p)) as u64
+    };
+    // The witness `p` covers `q`: `q` has no fewer tokens, and never needs more than `p`
+    // allows.
+    let covers = |p: u32, q: u32| {
+        let (mp, mq) = (
+            work.places[p as usize].initial as u64,
+            work.places[q as usize].initial as u64,
+        );
+        mq >= mp
+            && nb
+                .all(q)
+                .iter()
+                .chain(nb.all(p))
+                .all(|&t| need(t, q) <= mq - mp + need(t, p))
+    };
+    let mut remove = Vec::new();
+    for (_, mut places) in groups {
+        places.sort_by_key(|&p| {
+            (
+                work.places[p as usize].initial,
+                !work.places[p as usize].kept,
+            )
+        });
+        let mut witnesses: Vec<u32> = Vec::new();
         for q in places {
-            if q != keep && !work.places[q as usize].kept {
-                work.remove_place(q, &nb);
-                count += 1;
+            // A bounded number of comparisons per place: groups of thousands of places with
+            // the same changes would make this quadratic.
+            let covered =
+                !work.places[q as usize].kept && witnesses.iter().take(16).any(|&p| covers(p, q));
+            if covered {
+                remove.push(q);
+            } else {
+                witnesses.push(q);
             }
         }
     }
-    count
+    for &q in &remove {
+        work.remove_place(q, &nb);
+    }
+    remove.len()
 }
 
 /// **Parallel transitions** (all classes): transitions with the same input, output and read
