@@ -26,52 +26,43 @@ type Pass = fn(&mut Work) -> usize;
 pub(crate) struct Rule {
     /// The rule's name in summaries.
     pub name: &'static str,
-    /// One pass of the rule over the net, or `None` when it does not preserve the class.
-    apply: fn(&Preserve) -> Option<Pass>,
+    /// One pass of the rule over the net.
+    pass: Pass,
+    /// Whether it preserves [`Preserve::Reachability`] only (else every class).
+    reachability_only: bool,
 }
 
 impl Rule {
     /// One pass of the rule, if it preserves `preserve`; the pass returns how many times it
     /// applied.
     pub fn apply(&self, preserve: &Preserve) -> Option<Pass> {
-        (self.apply)(preserve)
+        (!self.reachability_only || !preserve.keeps_deadlocks()).then_some(self.pass)
+    }
+}
+
+/// A rule for every class.
+const fn all(name: &'static str, pass: Pass) -> Rule {
+    Rule {
+        name,
+        pass,
+        reachability_only: false,
     }
 }
 
 /// Every rule, in the order a round applies them (cheap removals first).
 pub(crate) const RULES: [Rule; 8] = [
-    Rule {
-        name: "dead transitions",
-        apply: |_| Some(unmarkable_places),
-    },
-    Rule {
-        name: "constant places",
-        apply: |_| Some(constant_places),
-    },
-    Rule {
-        name: "sink places",
-        apply: |_| Some(sink_places),
-    },
-    Rule {
-        name: "implicit places",
-        apply: |_| Some(implicit_places),
-    },
-    Rule {
-        name: "parallel transitions",
-        apply: |_| Some(parallel_transitions),
-    },
+    all("dead transitions", unmarkable_places),
+    all("constant places", constant_places),
+    all("sink places", sink_places),
+    all("implicit places", implicit_places),
+    all("parallel transitions", parallel_transitions),
     Rule {
         name: "self-loop transitions",
-        apply: |p| (!p.keeps_deadlocks()).then_some(self_loops as Pass),
+        pass: self_loops,
+        reachability_only: true,
     },
-    Rule {
-        name: "post-agglomeration",
-        apply: |_| Some(post_agglomeration),
-    },
-    Rule {
-        name: "pre-agglomeration",
-        apply: |_| Some(pre_agglomeration),
-    },
+    all("post-agglomeration", post_agglomeration),
+    all("pre-agglomeration", pre_agglomeration),
 ];
 
 /// **Dead transitions** (all classes), given the transitions the structural facts prove never
