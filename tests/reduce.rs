@@ -488,7 +488,7 @@ fn every_rule_is_exercised_by_the_random_nets() {
         "dead transitions",
         "constant places",
         "sink places",
-        "parallel places",
+        "implicit places",
         "parallel transitions",
         "self-loop transitions",
         "post-agglomeration",
@@ -592,15 +592,42 @@ fn parallel_places_keep_the_smaller() {
         )
     };
     let r = keeping(&both(1, 2), &[0, 1], &[]);
-    assert_eq!(applied(&r, "parallel places"), 1, "{:?}", r.rules);
+    assert_eq!(applied(&r, "implicit places"), 1, "{:?}", r.rules);
     assert!(r.net.places.iter().all(|p| p.id != "c"));
     // `c` has fewer tokens: `c` can block where `a` does not; `a` goes, unless kept.
     let r = keeping(&both(2, 1), &[1, 2], &[]);
     assert!(r.net.places.iter().all(|p| p.id != "a"));
     assert_eq!(
-        applied(&keeping(&both(2, 1), &[0, 1], &[]), "parallel places"),
+        applied(&keeping(&both(2, 1), &[0, 1], &[]), "implicit places"),
         0
     );
+}
+
+#[test]
+fn implicit_place_needs_enough_tokens_for_its_extra_tests() {
+    // `c` changes as `a` does; `s` also tests two tokens of `c`, which `a` does not.
+    let n = |mc: u32| {
+        net(
+            &[("a", 1), ("b", 0), ("c", mc)],
+            &[
+                ("t", &[("a", 1), ("c", 1)], &[("b", 1)]),
+                ("u", &[("b", 1)], &[("a", 1), ("c", 1)]),
+                ("s", &[("c", 2)], &[("c", 2)]),
+            ],
+        )
+    };
+    // LTL-X keeps the self-loop `s` (reachability would remove it, and `c` with it).
+    let ltl = Preserve::LtlX {
+        places: vec![0, 1],
+        transitions: vec![],
+    };
+    // M(c) = M(a) + 2: `s` always has its tokens of `c`.
+    let r = reduce(&n(3), &ltl, &Budget::default());
+    assert_eq!(applied(&r, "implicit places"), 1, "{:?}", r.rules);
+    assert!(r.net.places.iter().all(|p| p.id != "c"));
+    // M(c) = M(a) + 1: when `b` is marked, `c` has one token and blocks `s`.
+    let r = reduce(&n(2), &ltl, &Budget::default());
+    assert!(r.net.places.iter().any(|p| p.id == "c"), "{:?}", r.rules);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Structural reductions: a smaller net that answers the same question as the given one, and
 //! the map back from the smaller net to the given one.
 //!
-//! [`reduce`] applies the rules of [`rules`] (Berthelot's reductions and their modern forms) to
+//! [`reduce`] applies the rules of `rules.rs` (Berthelot's reductions and their modern forms) to
 //! a fixpoint within a [`Budget`], each only when its precondition holds for the
 //! [`Preserve`] class asked for. The [`Reduction`] it returns holds the reduced [`Net`], the
 //! rules applied, the sizes before and after, and the map back: every reduced place is one
@@ -118,7 +118,7 @@ impl Sizes {
 pub struct Reduction {
     /// The reduced net.
     pub net: Net,
-    /// Each rule applied, with how many times, in the order of [`rules::RULES`].
+    /// Each rule applied, with how many times, in the order the rounds apply them (rules that never applied left out).
     pub rules: Vec<(&'static str, usize)>,
     /// Sizes of the original net.
     pub before: Sizes,
@@ -178,7 +178,7 @@ impl Reduction {
     /// A run of `original` (the net this reduction was made from, under [`Preserve::Deadlock`]
     /// or [`Preserve::LtlX`]) to a dead marking, from a run of the reduced net to a dead
     /// marking: [`lift_run`](Self::lift_run), then, from the last pre-agglomeration applied
-    /// to the first, its delayed transition fired as long as it can (see [`rules`]: each
+    /// to the first, its delayed transition fired as long as it can (see `rules.rs`: each
     /// step turns a dead marking of one net of the chain of reductions into a dead marking
     /// of the net before it).
     pub fn lift_dead_run(&self, original: &Net, run: &[TransIdx]) -> Vec<TransIdx> {

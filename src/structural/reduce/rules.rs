@@ -22,59 +22,47 @@ use super::{Arcs, Neighbours, Preserve, Work, WorkTransition};
 /// One pass of a rule over the net; returns how many times it applied.
 type Pass = fn(&mut Work) -> usize;
 
-/// A place's arcs, as `(transition, pre, post, read)` weights for every transition.
-type Column = Vec<(u32, u32, u32, u32)>;
-
 /// A rule: its name and the classes it preserves.
 pub(crate) struct Rule {
     /// The rule's name in summaries.
     pub name: &'static str,
-    /// One pass of the rule over the net, or `None` when it does not preserve the class.
-    apply: fn(&Preserve) -> Option<Pass>,
+    /// One pass of the rule over the net.
+    pass: Pass,
+    /// Whether it preserves [`Preserve::Reachability`] only (else every class).
+    reachability_only: bool,
 }
 
 impl Rule {
     /// One pass of the rule, if it preserves `preserve`; the pass returns how many times it
     /// applied.
     pub fn apply(&self, preserve: &Preserve) -> Option<Pass> {
-        (self.apply)(preserve)
+        (!self.reachability_only || !preserve.keeps_deadlocks()).then_some(self.pass)
+    }
+}
+
+/// A rule for every class.
+const fn all(name: &'static str, pass: Pass) -> Rule {
+    Rule {
+        name,
+        pass,
+        reachability_only: false,
     }
 }
 
 /// Every rule, in the order a round applies them (cheap removals first).
 pub(crate) const RULES: [Rule; 8] = [
-    Rule {
-        name: "dead transitions",
-        apply: |_| Some(unmarkable_places),
-    },
-    Rule {
-        name: "constant places",
-        apply: |_| Some(constant_places),
-    },
-    Rule {
-        name: "sink places",
-        apply: |_| Some(sink_places),
-    },
-    Rule {
-        name: "parallel places",
-        apply: |_| Some(parallel_places),
-    },
-    Rule {
-        name: "parallel transitions",
-        apply: |_| Some(parallel_transitions),
-    },
+    all("dead transitions", unmarkable_places),
+    all("constant places", constant_places),
+    all("sink places", sink_places),
+    all("implicit places", implicit_places),
+    all("parallel transitions", parallel_transitions),
     Rule {
         name: "self-loop transitions",
-        apply: |p| (!p.keeps_deadlocks()).then_some(self_loops as Pass),
+        pass: self_loops,
+        reachability_only: true,
     },
-    Rule {
-        name: "post-agglomeration",
-        apply: |_| Some(post_agglomeration),
-    },
-    Rule {
-        name: "pre-agglomeration",
-        apply: |_| Some(pre_agglomeration),
-    },
+    all("post-agglomeration", post_agglomeration),
+    all("pre-agglomeration", pre_agglomeration),
 ];
 
 /// **Dead transitions** (all classes), given the transitions the structural facts prove never
@@ -186,49 +174,78 @@ fn sink_places(work: &mut Work) -> usize {
     count
 }
 
-/// **Parallel places** (all classes; a case of Berthelot's implicit places): places `p`, `q`
-/// with the same arcs (weights, read arcs) to every transition and `M₀(p) ≤ M₀(q)`, `q ∉ K`.
-/// Every transition changes both by the same amount, so `M(q) − M(p) = M₀(q) − M₀(p) ≥ 0`
-/// in every reachable marking, and whatever a transition needs of `q` it needs of `p`: `q`
-/// never disables a transition that `p` does not. Removing `q` changes no run.
-fn parallel_places(work: &mut Work) -> usize {
+/// **Implicit places** (all classes; Berthelot's implicit places, the case of one witness
+/// place): a place `q ∉ K` and a place `p` that every transition changes by the same amount
+/// (`post − pre` equal on both), with `d = M₀(q) − M₀(p) ≥ 0` and, for every transition `t`,
+/// `need_t(q) ≤ d + need_t(p)` (`need` the larger of the input and read weights). Then
+/// `M(q) = M(p) + d` in every reachable marking, so whenever `t` has what it needs of `p`
+/// it has what it needs of `q`: `q` never disables anything, and removing it changes no run.
+/// Parallel places (the same arcs) are the case `need_t(q) = need_t(p)`. In each group of
+/// places with the same changes, places are taken by increasing initial marking and a place
+/// is removed only with a witness that stays.
+fn implicit_places(work: &mut Work) -> usize {
     let nb = Neighbours::of(work);
-    let mut groups: FxHashMap<Column, Vec<u32>> = FxHashMap::default();
+    let mut groups: FxHashMap<Vec<(u32, i64)>, Vec<u32>> = FxHashMap::default();
     for p in 0..work.places.len() as u32 {
-        if !work.places[p as usize].alive || nb.all(p).is_empty() {
+        if !work.places[p as usize].alive {
             continue;
         }
-        let column: Column = nb
+        let changes: Vec<(u32, i64)> = nb
             .all(p)
             .iter()
-            .map(|&t| {
+            .filter_map(|&t| {
                 let tr = &work.transitions[t as usize];
-                (
-                    t,
-                    weight(&tr.pre, p),
-                    weight(&tr.post, p),
-                    weight(&tr.reads, p),
-                )
+                let change = weight(&tr.post, p) as i64 - weight(&tr.pre, p) as i64;
+                (change != 0).then_some((t, change))
             })
             .collect();
-        groups.entry(column).or_default().push(p);
+        if !changes.is_empty() {
+            groups.entry(changes).or_default().push(p);
+        }
     }
-    let mut count = 0;
-    for (_, places) in groups {
-        let Some(&keep) = places.iter().min_by_key(|&&p| {
-            let place = &work.places[p as usize];
-            (place.initial, !place.kept)
-        }) else {
-            continue;
-        };
+    let need = |t: u32, p: u32| {
+        let tr = &work.transitions[t as usize];
+        weight(&tr.pre, p).max(weight(&tr.reads, p)) as u64
+    };
+    // The witness `p` covers `q`: `q` has no fewer tokens, and never needs more than `p`
+    // allows.
+    let covers = |p: u32, q: u32| {
+        let (mp, mq) = (
+            work.places[p as usize].initial as u64,
+            work.places[q as usize].initial as u64,
+        );
+        mq >= mp
+            && nb
+                .all(q)
+                .iter()
+                .chain(nb.all(p))
+                .all(|&t| need(t, q) <= mq - mp + need(t, p))
+    };
+    let mut remove = Vec::new();
+    for (_, mut places) in groups {
+        places.sort_by_key(|&p| {
+            (
+                work.places[p as usize].initial,
+                !work.places[p as usize].kept,
+            )
+        });
+        let mut witnesses: Vec<u32> = Vec::new();
         for q in places {
-            if q != keep && !work.places[q as usize].kept {
-                work.remove_place(q, &nb);
-                count += 1;
+            // A bounded number of comparisons per place: groups of thousands of places with
+            // the same changes would make this quadratic.
+            let covered =
+                !work.places[q as usize].kept && witnesses.iter().take(16).any(|&p| covers(p, q));
+            if covered {
+                remove.push(q);
+            } else {
+                witnesses.push(q);
             }
         }
     }
-    count
+    for &q in &remove {
+        work.remove_place(q, &nb);
+    }
+    remove.len()
 }
 
 /// **Parallel transitions** (all classes): transitions with the same input, output and read
