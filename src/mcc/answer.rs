@@ -146,6 +146,8 @@ pub enum Technique {
     Topological,
     /// Partial-order reduction by stubborn sets.
     StubbornSets,
+    /// The net reduced by rules that preserve the question before the engine ran.
+    StructuralReduction,
 }
 
 impl Technique {
@@ -158,6 +160,7 @@ impl Technique {
             Technique::SatSmt => "SAT_SMT",
             Technique::Topological => "TOPOLOGICAL",
             Technique::StubbornSets => "STUBBORN_SETS",
+            Technique::StructuralReduction => "STRUCTURAL_REDUCTION",
         }
     }
 }
