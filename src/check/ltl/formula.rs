@@ -287,13 +287,9 @@ pub fn simplify(f: Ltl, d: Deadlocks) -> Ltl {
         Ltl::Or(fs) => junction(fs, false, d),
         Ltl::Next(g) => {
             let g = simplify(*g, d);
-            if infinite && (matches!(g, Ltl::Bool(_)) || g.suffix_invariant()) {
-                g
-            } else if matches!(g, Ltl::Bool(false)) {
-                g
-            } else {
-                Ltl::Next(Box::new(g))
-            }
+            let absorbs = matches!(g, Ltl::Bool(false))
+                || (infinite && (matches!(g, Ltl::Bool(_)) || g.suffix_invariant()));
+            if absorbs { g } else { Ltl::Next(Box::new(g)) }
         }
         Ltl::WeakNext(g) => {
             let g = simplify(*g, d);
