@@ -116,8 +116,7 @@ impl LtlQuestion {
     }
 }
 
-/// Whether `f` is an LTL formula (`[¬]* A φ` or `[¬]* E φ`, φ without quantifiers and not a
-/// state predicate alone is fine too).
+/// Whether `f` is an LTL formula: `[¬]* A φ` or `[¬]* E φ` with no path quantifier in φ.
 pub fn is_ltl(f: &ResolvedFormula) -> bool {
     LtlQuestion::of(f, Deadlocks::Stutter).is_ok()
 }

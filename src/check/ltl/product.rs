@@ -162,7 +162,8 @@ pub struct Search<'a, 'n> {
     enabled: Vec<TransIdx>,
 }
 
-/// A finite path that ends accepted (finite paths only): the marking's state key.
+/// The expansion of a product state: its successors, or (finite paths only) the news that a
+/// path may end accepted there.
 enum Expand {
     Succ(Vec<(u64, u64, Step)>),
     EndsAccepted,
