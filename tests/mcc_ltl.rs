@@ -82,7 +82,7 @@ fn ltl_examinations_agree_with_the_contest() {
                     "CANNOT_COMPUTE" => {}
                     "TRUE" | "FALSE" => {
                         given += 1;
-                        assert!(line.contains("TECHNIQUES EXPLICIT"), "{line}");
+                        assert!(line.contains(" TECHNIQUES "), "{line}");
                         if (said == "TRUE") != expected {
                             errors.push(format!("{id}: {said}, the contest says {expected}"));
                         }
