@@ -477,7 +477,7 @@ fn bad_usage_exits_2() {
     std::fs::write(&bad, "a\tb\n").unwrap();
     for args in [
         vec!["batch", "--mcc", "Nonsense", dir],
-        vec!["batch", "--modes", "LTLCardinalityX", dir],
+        vec!["batch", "--modes", "ReachabilityComputeBounds", dir],
         vec!["batch", "--mcc", "OneSafe", "--resume", dir],
         vec![
             "batch",

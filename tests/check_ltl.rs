@@ -22,23 +22,26 @@ use unfold::property::{Ask, Cmp, Form, IntExpr, Names, parse_formula};
 // ---------------------------------------------------------------------------------------------
 // The explicit graph.
 
-fn enabled(net: &Net, m: &[u64], t: usize) -> bool {
+/// The marking after firing `t` at `m`, or `None` when `t` is not enabled (a token short on
+/// an input or read place).
+fn step(net: &Net, m: &[u64], t: usize) -> Option<Vec<u64>> {
     let tr = &net.transitions[t];
-    tr.pre
-        .iter()
-        .chain(&tr.reads)
-        .all(|a| m[a.place as usize] >= a.weight as u64)
-}
-
-fn fire(net: &Net, m: &[u64], t: usize) -> Vec<u64> {
     let mut next = m.to_vec();
-    for a in &net.transitions[t].pre {
-        next[a.place as usize] -= a.weight as u64;
+    for a in &tr.reads {
+        (next[a.place as usize] >= a.weight as u64).then_some(())?;
     }
-    for a in &net.transitions[t].post {
+    for a in &tr.pre {
+        let left = next[a.place as usize].checked_sub(a.weight as u64)?;
+        next[a.place as usize] = left;
+    }
+    for a in &tr.post {
         next[a.place as usize] += a.weight as u64;
     }
-    next
+    Some(next)
+}
+
+fn enabled(net: &Net, m: &[u64], t: usize) -> bool {
+    step(net, m, t).is_some()
 }
 
 /// Reachable markings and their successors (a deadlock: itself).
@@ -57,8 +60,7 @@ fn graph(net: &Net, cap: usize) -> Option<Graph> {
         let m = states[k].clone();
         let mut out = Vec::new();
         for t in 0..net.transitions.len() {
-            if enabled(net, &m, t) {
-                let n = fire(net, &m, t);
+            if let Some(n) = step(net, &m, t) {
                 let next = states.len();
                 let id = *index.entry(n.clone()).or_insert(next);
                 if id == next {
@@ -315,10 +317,7 @@ fn replay(net: &Net, lasso: &Lasso) -> Option<(Vec<Vec<u64>>, usize)> {
     let mut m: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
     let mut states = vec![m.clone()];
     for &t in &lasso.prefix {
-        if !enabled(net, &m, t as usize) {
-            return None;
-        }
-        m = fire(net, &m, t as usize);
+        m = step(net, &m, t as usize)?;
         states.push(m.clone());
     }
     let back = states.len() - 1;
@@ -329,10 +328,7 @@ fn replay(net: &Net, lasso: &Lasso) -> Option<(Vec<Vec<u64>>, usize)> {
     }
     let start = m.clone();
     for &t in &lasso.cycle {
-        if !enabled(net, &m, t as usize) {
-            return None;
-        }
-        m = fire(net, &m, t as usize);
+        m = step(net, &m, t as usize)?;
         states.push(m.clone());
     }
     // The last position is the cycle's start again: drop it and loop back.

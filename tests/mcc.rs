@@ -373,7 +373,8 @@ fn unknown_examinations_do_not_compete_and_formula_ones_need_their_file() {
         &root.join("pnml/ERK-PT-000001.pnml"),
         Some(false),
     );
-    let a = mcc(&dir, "NoSuchExamination", 10, 1024, &[]);
+    // An examination of earlier contests, not answered.
+    let a = mcc(&dir, "ReachabilityComputeBounds", 10, 1024, &[]);
     assert_eq!((a.code, a.stdout.as_str()), (Some(0), "DO_NOT_COMPETE\n"));
     // The formula examinations compete; without their formula file the instance is broken
     // (`tests/mcc_properties.rs`, `mcc_ltl.rs` and `mcc_ctl.rs` answer them on the contest's

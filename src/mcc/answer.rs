@@ -231,7 +231,11 @@ mod tests {
         for e in Examination::ALL {
             assert_eq!(Examination::from_name(e.name()), Some(e));
         }
-        assert_eq!(Examination::from_name("LTLCardinalityX"), None);
+        assert_eq!(
+            Examination::from_name("LTLCardinality"),
+            Some(Examination::LtlCardinality)
+        );
+        assert_eq!(Examination::from_name("ReachabilityComputeBounds"), None);
         assert_eq!(Examination::from_name("stateSpace"), None);
     }
 

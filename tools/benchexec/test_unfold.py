@@ -125,7 +125,7 @@ def main():
         result, out, _ = run(tool, executable, ["mcc", "--examination", "UpperBounds"], model)
         expect("mcc UpperBounds", result, "done")
         expect("mcc bound line", any(l.startswith("FORMULA ERK-UB-0 1 ") for l in out), True)
-        result, _, _ = run(tool, executable, ["mcc", "--examination", "NoSuchExamination"], model)
+        result, _, _ = run(tool, executable, ["mcc", "--examination", "ReachabilityComputeBounds"], model)
         expect("mcc unsupported", result, "DO_NOT_COMPETE")
 
     if failures:

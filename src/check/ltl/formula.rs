@@ -116,8 +116,7 @@ impl LtlQuestion {
     }
 }
 
-/// Whether `f` is an LTL formula (`[¬]* A φ` or `[¬]* E φ`, φ without quantifiers and not a
-/// state predicate alone is fine too).
+/// Whether `f` is an LTL formula: `[¬]* A φ` or `[¬]* E φ` with no path quantifier in φ.
 pub fn is_ltl(f: &ResolvedFormula) -> bool {
     LtlQuestion::of(f, Deadlocks::Stutter).is_ok()
 }
@@ -287,13 +286,9 @@ pub fn simplify(f: Ltl, d: Deadlocks) -> Ltl {
         Ltl::Or(fs) => junction(fs, false, d),
         Ltl::Next(g) => {
             let g = simplify(*g, d);
-            if infinite && (matches!(g, Ltl::Bool(_)) || g.suffix_invariant()) {
-                g
-            } else if matches!(g, Ltl::Bool(false)) {
-                g
-            } else {
-                Ltl::Next(Box::new(g))
-            }
+            let absorbs = matches!(g, Ltl::Bool(false))
+                || (infinite && (matches!(g, Ltl::Bool(_)) || g.suffix_invariant()));
+            if absorbs { g } else { Ltl::Next(Box::new(g)) }
         }
         Ltl::WeakNext(g) => {
             let g = simplify(*g, d);

@@ -51,6 +51,10 @@ pub struct Counts {
     pub reduced: u64,
 }
 
+/// The successors of a marking, `(transition, marking)`, stubborn ones first, and how many
+/// are stubborn.
+type Successors = (Box<[(TransIdx, u32)]>, u32);
+
 /// The markings met, numbered, with their atom values and their successors once computed.
 struct Markings {
     words: usize,
@@ -60,7 +64,7 @@ struct Markings {
     values: Vec<u64>,
     atom_words: usize,
     /// Successors `(transition, marking)`, stubborn ones first, and how many are stubborn.
-    succ: Vec<Option<(Box<[(TransIdx, u32)]>, u32)>>,
+    succ: Vec<Option<Successors>>,
 }
 
 /// Fx's rotate-multiply per word, then Murmur3's finaliser: Fx alone leaves packed markings,
@@ -158,7 +162,8 @@ pub struct Search<'a, 'n> {
     enabled: Vec<TransIdx>,
 }
 
-/// A finite path that ends accepted (finite paths only): the marking's state key.
+/// The expansion of a product state: its successors, or (finite paths only) the news that a
+/// path may end accepted there.
 enum Expand {
     Succ(Vec<(u64, u64, Step)>),
     EndsAccepted,

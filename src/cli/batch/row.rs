@@ -505,6 +505,6 @@ mod tests {
             assert!(!mode.applies_to(Path::new("nets/Dekker-PT-010.pnml")));
             assert!(!mode.applies_to(Path::new("p.tsys")));
         }
-        assert_eq!(Mode::builtin("LTLCardinality"), None);
+        assert_eq!(Mode::builtin("ReachabilityComputeBounds"), None);
     }
 }
