@@ -262,3 +262,37 @@ fn bad_coloured_input_is_refused_at_its_element() {
         common::info_rejects("bad-col.pnml", &text, line, col, words);
     }
 }
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
+fn formulas_on_coloured_nodes_resolve_to_their_colours() {
+    use unfold::property::{Ask, Names, load};
+    let mut sets = 0;
+    for (name, dir) in coloured_instances() {
+        let net = read(&dir.join("model.pnml"));
+        let folding = net.folding.clone().unwrap();
+        let names = Names::of(&net);
+        for exam in [
+            "ReachabilityCardinality",
+            "ReachabilityFireability",
+            "UpperBounds",
+            "LTLCardinality",
+            "CTLFireability",
+        ] {
+            for q in load(&dir.join(format!("{exam}.xml"))).unwrap() {
+                let r = names
+                    .resolve(&q)
+                    .unwrap_or_else(|e| panic!("{name} {exam}: {e}"));
+                // A bound over one coloured place is the sum over all its live colours.
+                if let (Ask::Bound(want), Ask::Bound(got)) = (&q.ask, &r.ask)
+                    && let [one] = &want[..]
+                {
+                    let fold = folding.places.iter().find(|f| f.id == one.text).unwrap();
+                    assert_eq!(got.len(), fold.members.len(), "{name} {}", one.text);
+                    sets += 1;
+                }
+            }
+        }
+    }
+    assert!(sets > 0);
+}
