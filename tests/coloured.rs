@@ -222,7 +222,13 @@ fn philosophers_with(after: &str, from: &str, to: &str, mark: &str) -> (Vec<u8>,
 
 #[test]
 fn bad_coloured_input_is_refused_at_its_element() {
-    let cases: [(&str, &str, &str, &[&str]); 5] = [
+    let cases: [(&str, &str, &str, &[&str]); 6] = [
+        (
+            "<hlinitialMarking>",
+            "<all>",
+            "<add><subterm><variable refvariable=\"varx\"/></subterm></add><all>",
+            &["<add>", "variable 'varx' in an initial marking"],
+        ),
         (
             "<place id=",
             r#"<usersort declaration="philo"/>"#,
