@@ -294,7 +294,14 @@ impl<'p, 'a> Reader<'p, 'a> {
         let mut initial = None;
         if let Some(m) = el.child("hlinitialMarking") {
             if let Some(term) = m.child("structure").and_then(|s| s.kids.first()) {
-                initial = Some(self.multiset(term, sort)?);
+                let ms = self.multiset(term, sort)?;
+                let mut vars = Vec::new();
+                ms.variables(&mut vars);
+                if let Some(&v) = vars.first() {
+                    let var = &self.net.variables[v as usize].id;
+                    return Err(self.bad(term, format!("variable '{var}' in an initial marking")));
+                }
+                initial = Some(ms);
             }
         } else if let Some(m) = el.child("initialMarking") {
             initial = self.plain_count(m, sort)?;
