@@ -254,17 +254,34 @@ fn net_of(initial: &[u32], transitions: &[Arcs]) -> Net {
     b.finish()
 }
 
-/// Small nets over three places; most have deadlocks, some grow without bound (those are
-/// left out by the oracle's cap).
+/// Small nets over three places: most transitions move their tokens (so that the state
+/// space stays small), some only consume them (deadlocks), a few create one more (some of
+/// those nets grow past the oracle's cap and are left out); read arcs test without taking.
 fn arb_net() -> impl Strategy<Value = Net> {
-    let arc = (
+    let weight = || prop::sample::select(vec![1u32, 1, 2]);
+    let transition = (
         0..PLACES,
-        prop::sample::select(vec![1u32, 1, 2]),
-        prop::sample::select(vec![ArcKind::Input, ArcKind::Output, ArcKind::Read]),
-    );
+        0..PLACES,
+        weight(),
+        prop::option::of((0..PLACES, weight())),
+        0u8..8,
+    )
+        .prop_map(|(from, to, w, read, shape)| {
+            let mut arcs = vec![(from, w, ArcKind::Input)];
+            match shape {
+                0 | 1 => {}
+                2 => {
+                    arcs.push((to, w, ArcKind::Output));
+                    arcs.push(((to + 1) % PLACES, 1, ArcKind::Output));
+                }
+                _ => arcs.push((to, w, ArcKind::Output)),
+            }
+            arcs.extend(read.map(|(p, w)| (p, w, ArcKind::Read)));
+            arcs
+        });
     (
-        prop::collection::vec(0u32..3, PLACES),
-        prop::collection::vec(prop::collection::vec(arc, 1..4), TRANSITIONS),
+        prop::collection::vec(0u32..4, PLACES),
+        prop::collection::vec(transition, TRANSITIONS),
     )
         .prop_map(|(initial, ts)| net_of(&initial, &ts))
 }
@@ -348,6 +365,16 @@ fn check_trace(net: &Net, g: &Graph, o: &Oracle, f: &ResolvedFormula, verdict: b
         _ => panic!("a trace for a formula without a top operator"),
     };
     assert_eq!(quantifier, verdict, "a witness of E, a counterexample of A");
+    // Operands that are formulas of their own may simplify into another operator (E[false U
+    // EF φ] is EF φ): the trace is then one of what is left, and only its replay is checked.
+    let operands_are_states = match p {
+        Form::Next(h) | Form::Finally(h) | Form::Globally(h) => h.is_state(),
+        Form::Until(a, h) => a.is_state() && h.is_state(),
+        _ => false,
+    };
+    if !operands_are_states {
+        return;
+    }
     let holds = |h: &ResolvedFormula, s: usize, want: bool| o.sat(h)[s] == want;
     match p {
         Form::Next(h) => {

@@ -21,7 +21,7 @@ use crate::check::shortcuts::Shortcuts;
 use crate::explore::limits::{Limits, StopReason};
 use crate::model::net::{Net, TransIdx};
 use crate::model::net_system::NetSystem;
-use crate::property::syntax::ResolvedFormula;
+use crate::property::syntax::{Form, ResolvedFormula};
 use crate::system::{Overflow, System};
 
 use formula::{Ctl, Node};
@@ -150,12 +150,7 @@ impl<'n, 's> Checker<'n, 's> {
                 stopped: None,
             });
         }
-        // The node a trace shows: the top operator, under a negation for a counterexample.
-        let trace_of = match ctl.node(ctl.root) {
-            Node::Not(a) => Some(*a),
-            _ => Some(ctl.root),
-        }
-        .filter(|&n| matches!(ctl.node(n), Node::Ex(_) | Node::Eu(..) | Node::Eg(_)));
+        let trace_of = traced(f, &ctl);
         loop {
             let store = self
                 .store
@@ -188,4 +183,49 @@ impl<'n, 's> Checker<'n, 's> {
             });
         }
     }
+}
+
+/// The node whose search leaves a trace: the root's top operator (under a negation for a
+/// counterexample), when it is the operator the formula has at its top as written (`EF`,
+/// `EU` → `EU`; `AG` → `¬EU`; `EG` → `EG`; `AF` → `¬EG`; `EX` → `EX`; `AX` → `¬EX`;
+/// negations flip), so that the trace is one of the formula's own operator.
+fn traced(f: &ResolvedFormula, ctl: &Ctl) -> Option<formula::NodeId> {
+    #[derive(PartialEq)]
+    enum Kind {
+        Next,
+        Until,
+        Globally,
+    }
+    let mut negated = false;
+    let mut top = f;
+    while let Form::Not(g) = top {
+        negated = !negated;
+        top = g;
+    }
+    let written = match top {
+        Form::Exists(p) | Form::All(p) => {
+            let all = matches!(top, Form::All(_));
+            let kind = match (p.as_ref(), all) {
+                (Form::Next(_), _) => Kind::Next,
+                (Form::Finally(_) | Form::Until(..), false) | (Form::Globally(_), true) => {
+                    Kind::Until
+                }
+                (Form::Globally(_), false) | (Form::Finally(_), true) => Kind::Globally,
+                _ => return None,
+            };
+            (negated != all, kind)
+        }
+        _ => return None,
+    };
+    let (root_negated, n) = match ctl.node(ctl.root) {
+        Node::Not(a) => (true, *a),
+        _ => (false, ctl.root),
+    };
+    let kind = match ctl.node(n) {
+        Node::Ex(_) => Kind::Next,
+        Node::Eu(..) => Kind::Until,
+        Node::Eg(_) => Kind::Globally,
+        _ => return None,
+    };
+    (written == (root_negated, kind)).then_some(n)
 }
