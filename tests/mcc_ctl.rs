@@ -260,7 +260,7 @@ fn budget_secs(default: u64) -> u64 {
 /// Every P/T instance, 60 s per instance and examination, under both rules: the shares, and
 /// the formulas on which the rules differ.
 #[test]
-#[ignore = "long: about an hour in release; tools/ctl_share.sh"]
+#[ignore = "long: about 40 minutes in release; tools/ctl_share.sh"]
 fn ctl_share_over_every_instance() {
     let secs = budget_secs(60);
     let names = pt_instances();
