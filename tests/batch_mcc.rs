@@ -4,7 +4,7 @@
 //! doctored answers file that makes the batch fail, coloured instances (unfolded), and `--resume`.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use unfold::mcc::Examination;
 
@@ -23,21 +23,10 @@ const PT: [&str; 3] = [
 ];
 const COLOURED: &str = "TokenRing-COL-005";
 
-/// `../shared/mcc` beside the checkout. Panics (the test fails, never skips) when missing.
-fn shared_mcc() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mcc");
-    assert!(
-        dir.join("oracle.tsv").is_file(),
-        "{} is missing: these tests need ../shared beside the checkout",
-        dir.display()
-    );
-    dir
-}
-
 /// Copies the instance folders `names` into `dir`.
 fn copy_instances(dir: &Path, names: &[&str]) {
     for name in names {
-        let from = shared_mcc().join(name);
+        let from = common::shared_mcc().join(name);
         let to = dir.join(name);
         std::fs::create_dir_all(&to).unwrap();
         for entry in std::fs::read_dir(&from).unwrap() {
@@ -51,7 +40,7 @@ fn copy_instances(dir: &Path, names: &[&str]) {
 
 /// The contest's answers: (instance, examination, id) → answer (`?` kept as it is).
 fn oracle_lines() -> Vec<[String; 4]> {
-    let text = std::fs::read_to_string(shared_mcc().join("oracle.tsv")).unwrap();
+    let text = std::fs::read_to_string(common::shared_mcc().join("oracle.tsv")).unwrap();
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some("instance\texamination\tid\tanswer"));
     lines
@@ -157,7 +146,11 @@ fn one_row_per_formula_with_its_verdict() {
     let tmp = tempfile::tempdir().unwrap();
     copy_instances(&tmp.path().join("suite"), &PT);
     let formulas = tmp.path().join("formulas.csv");
-    let out = run_pt(tmp.path(), &shared_mcc().join("oracle.tsv"), &formulas);
+    let out = run_pt(
+        tmp.path(),
+        &common::shared_mcc().join("oracle.tsv"),
+        &formulas,
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -328,7 +321,11 @@ fn coloured_instances_compete() {
     let tmp = tempfile::tempdir().unwrap();
     copy_instances(&tmp.path().join("suite"), &[COLOURED]);
     let formulas = tmp.path().join("formulas.csv");
-    let out = run_pt(tmp.path(), &shared_mcc().join("oracle.tsv"), &formulas);
+    let out = run_pt(
+        tmp.path(),
+        &common::shared_mcc().join("oracle.tsv"),
+        &formulas,
+    );
     assert_eq!(out.status.code(), Some(0));
     let rows = read_csv(&formulas, FORMULA_HEADER);
     // 16 bounds (the ids of the formula file) and the deadlock question.
@@ -510,7 +507,7 @@ fn a_run_stopped_by_its_time_limit() {
     let out = unfold()
         .args(["batch", "--mcc", "StateSpace", "--timeout", "1", "-q"])
         .arg("--answers")
-        .arg(shared_mcc().join("oracle.tsv"))
+        .arg(common::shared_mcc().join("oracle.tsv"))
         .arg("--formulas-csv")
         .arg(&formulas)
         .arg(tmp.path().join("suite"))

@@ -16,21 +16,10 @@ use unfold::explore::reach::explore;
 use unfold::model::net::Net;
 use unfold::model::net_system::NetSystem;
 
-/// ../shared/mcc beside the checkout (the test fails when it is missing).
-fn shared_mcc() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/mcc");
-    assert!(
-        dir.join("oracle.tsv").is_file(),
-        "{} is missing: the coloured tests need ../shared beside the checkout",
-        dir.display()
-    );
-    dir
-}
-
 /// The coloured instances of ../shared/mcc (`iscolored` TRUE): (name, folder).
 fn coloured_instances() -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(shared_mcc()).unwrap() {
+    for entry in std::fs::read_dir(common::shared_mcc()).unwrap() {
         let dir = entry.unwrap().path();
         let flag = std::fs::read_to_string(dir.join("iscolored")).unwrap_or_default();
         if flag.trim() == "TRUE" {
@@ -104,7 +93,7 @@ fn states(net: &Net) -> usize {
 
 #[test]
 fn coloured_instances_and_their_pt_twins_agree() {
-    let mcc = shared_mcc();
+    let mcc = common::shared_mcc();
     let nets = common::shared_nets().join("pnml");
     let pairs = [
         (
@@ -142,7 +131,7 @@ fn coloured_instances_and_their_pt_twins_agree() {
 
 /// oracle.tsv: (instance, examination) → id → answer.
 fn oracle() -> BTreeMap<(String, String), BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(shared_mcc().join("oracle.tsv")).unwrap();
+    let text = std::fs::read_to_string(common::shared_mcc().join("oracle.tsv")).unwrap();
     let mut map: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
     for line in text.lines().skip(1) {
         let c: Vec<&str> = line.split('\t').collect();

@@ -13,7 +13,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use unfold::check::ctl::{self, CtlOptions, DeadlockRule};
@@ -40,13 +40,9 @@ const DEBUG_INSTANCES: usize = 2;
 
 const EXAMINATIONS: [&str; 2] = ["CTLCardinality", "CTLFireability"];
 
-fn mcc_dir() -> PathBuf {
-    common::shared_nets().parent().unwrap().join("mcc")
-}
-
 /// `oracle.tsv`: formula id → `TRUE` / `FALSE` (`?` rows left out: they check nothing).
 fn oracle() -> BTreeMap<String, bool> {
-    let text = std::fs::read_to_string(mcc_dir().join("oracle.tsv"))
+    let text = std::fs::read_to_string(common::shared_mcc().join("oracle.tsv"))
         .expect("../shared/mcc/oracle.tsv is needed");
     text.lines()
         .skip(1)
@@ -64,7 +60,7 @@ fn oracle() -> BTreeMap<String, bool> {
 
 /// Every P/T instance of ../shared/mcc.
 fn pt_instances() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(mcc_dir())
+    let mut names: Vec<String> = std::fs::read_dir(common::shared_mcc())
         .expect("../shared/mcc is needed")
         .filter_map(|e| e.ok())
         .filter(|e| {
@@ -134,7 +130,7 @@ fn run(instances: &[String], budget: Duration, rule: DeadlockRule, verbose: bool
     let oracle = oracle();
     let mut tally = Tally::default();
     for name in instances {
-        let dir = mcc_dir().join(name);
+        let dir = common::shared_mcc().join(name);
         assert!(
             dir.join("model.pnml").is_file(),
             "{} is missing",

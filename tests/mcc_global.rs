@@ -9,7 +9,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -24,14 +23,10 @@ const EXAMINATIONS: [&str; 5] = [
 /// In debug builds (20 times slower) only this many instances, and no share asked.
 const DEBUG_INSTANCES: usize = 4;
 
-fn mcc_dir() -> PathBuf {
-    common::shared_nets().parent().unwrap().join("mcc")
-}
-
 /// `oracle.tsv`: (instance, examination) → answer, for the global properties with a known
 /// answer.
 fn oracle() -> BTreeMap<(String, String), String> {
-    let text = std::fs::read_to_string(mcc_dir().join("oracle.tsv"))
+    let text = std::fs::read_to_string(common::shared_mcc().join("oracle.tsv"))
         .expect("../shared/mcc/oracle.tsv is needed");
     text.lines()
         .skip(1)
@@ -45,7 +40,7 @@ fn oracle() -> BTreeMap<(String, String), String> {
 
 /// The P/T instances of ../shared/mcc.
 fn instances() -> Vec<String> {
-    let mut out: Vec<String> = std::fs::read_dir(mcc_dir())
+    let mut out: Vec<String> = std::fs::read_dir(common::shared_mcc())
         .expect("../shared/mcc is needed")
         .map(|e| e.unwrap().path())
         .filter(|p| std::fs::read_to_string(p.join("iscolored")).is_ok_and(|s| s.trim() == "FALSE"))
@@ -75,7 +70,7 @@ fn global_properties_agree_with_the_contest() {
                 while let Some(&(name, exam)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let out = common::unfold()
                         .args(["mcc", "--examination", exam, "--timeout", "5s", "--dir"])
-                        .arg(mcc_dir().join(name))
+                        .arg(common::shared_mcc().join(name))
                         .output()
                         .unwrap();
                     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -7,7 +7,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// Instances whose formulas every examination answers in a few seconds in release, chosen
 /// to cover safe and unsafe nets, small and large state spaces, and each engine.
@@ -31,13 +30,9 @@ const EXAMINATIONS: [&str; 3] = [
     "UpperBounds",
 ];
 
-fn mcc_dir() -> PathBuf {
-    common::shared_nets().parent().unwrap().join("mcc")
-}
-
 /// `oracle.tsv`: formula id → answer (`?` rows left out: they check nothing).
 fn oracle() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(mcc_dir().join("oracle.tsv"))
+    let text = std::fs::read_to_string(common::shared_mcc().join("oracle.tsv"))
         .expect("../shared/mcc/oracle.tsv is needed");
     text.lines()
         .skip(1)
@@ -59,7 +54,7 @@ fn formula_examinations_agree_with_the_contest() {
     let (mut known, mut given) = (0, 0);
     let mut wrong = Vec::new();
     for name in &INSTANCES[..count] {
-        let dir = mcc_dir().join(name);
+        let dir = common::shared_mcc().join(name);
         assert!(
             dir.join("model.pnml").is_file(),
             "{} is missing",

@@ -199,17 +199,6 @@ proptest! {
     }
 }
 
-/// `../shared/mcc` beside the checkout; the test fails (never skips) when it is missing.
-fn shared_mcc() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/mcc");
-    assert!(
-        dir.join("oracle.tsv").is_file(),
-        "{} is missing: this test needs ../shared beside the checkout",
-        dir.display()
-    );
-    dir
-}
-
 /// The known UpperBounds answers of `oracle.tsv`: formula id → bound.
 fn known_bounds(mcc: &std::path::Path) -> BTreeMap<String, i64> {
     let text = std::fs::read_to_string(mcc.join("oracle.tsv")).unwrap();
@@ -229,7 +218,7 @@ fn known_bounds(mcc: &std::path::Path) -> BTreeMap<String, i64> {
 /// many bounds were found and equal the answer (`--nocapture`).
 #[test]
 fn mcc_upper_bounds_are_never_below_the_contest_answers() {
-    let mcc = shared_mcc();
+    let mcc = common::shared_mcc();
     let known = known_bounds(&mcc);
     assert!(
         known.len() > 100,

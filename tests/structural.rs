@@ -9,7 +9,6 @@
 mod common;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
@@ -646,20 +645,9 @@ fn shortcuts_decide_a_share_of_random_predicates() {
 
 // ---- The contest's instances ----
 
-/// `../shared/mcc` beside the checkout. Panics (the test fails, never skips) when missing.
-fn mcc_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/mcc");
-    assert!(
-        dir.join("oracle.tsv").is_file(),
-        "{} is missing: the test needs ../shared beside the checkout",
-        dir.display()
-    );
-    dir
-}
-
 /// The P/T instances, sorted, with their nets.
 fn pt_instances() -> Vec<(String, Net)> {
-    let dir = mcc_dir();
+    let dir = common::shared_mcc();
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -688,7 +676,7 @@ fn place_ids(net: &Net) -> HashMap<&str, PlaceIdx> {
 
 /// `oracle.tsv`: (instance, examination, id) → answer, known answers only.
 fn oracle() -> HashMap<(String, String, String), String> {
-    let text = std::fs::read_to_string(mcc_dir().join("oracle.tsv")).unwrap();
+    let text = std::fs::read_to_string(common::shared_mcc().join("oracle.tsv")).unwrap();
     text.lines()
         .skip(1)
         .filter_map(|line| {
@@ -702,7 +690,7 @@ fn oracle() -> HashMap<(String, String, String), String> {
 /// The UpperBounds formulas of an instance: id → place identifiers (a plain scan of the XML:
 /// each `<property>` has an `<id>` and `<place>` elements under its `<place-bound>`).
 fn upper_bound_formulas(instance: &str) -> Vec<(String, Vec<String>)> {
-    let path = mcc_dir().join(instance).join("UpperBounds.xml");
+    let path = common::shared_mcc().join(instance).join("UpperBounds.xml");
     let text = std::fs::read_to_string(path).unwrap();
     let inner = |s: &str, tag: &str| -> Vec<String> {
         let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));

@@ -1,25 +1,15 @@
 //! `unfold convert`: a net from PNML to PEP or back.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use anyhow::Result;
+use clap::Args;
 
-use super::shared::{Outcome, ReadLimitArgs, read_net, watch};
-use unfold::formats::{self, Format};
-
-/// Output formats of `convert`.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ConvertTo {
-    /// PNML 2009 P/T net.
-    Pnml,
-    /// PEP low-level net (`.ll_net`), readable by Cunf, Mole and Punf.
-    Pep,
-}
+use super::shared::{
+    NetFormat, Outcome, ReadLimitArgs, output_format, read_net, watch, write_net_file,
+};
 
 /// `unfold convert`.
 #[derive(Args, Debug)]
@@ -30,7 +20,7 @@ pub struct ConvertArgs {
     pub output: PathBuf,
     /// Output format (default: from the output file's extension).
     #[arg(long)]
-    pub to: Option<ConvertTo>,
+    pub to: Option<NetFormat>,
     #[command(flatten)]
     pub limits: ReadLimitArgs,
 }
@@ -41,28 +31,7 @@ pub fn run(args: &ConvertArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let watchdog = watch(args.limits.limits(interrupt), "convert", &args.input, None);
     let (net, _) = read_net(&args.input, &watchdog)?;
     watchdog.phase("writing the output");
-    let to = match args.to {
-        Some(ConvertTo::Pnml) => Format::Pnml,
-        Some(ConvertTo::Pep) => Format::Pep,
-        None => match args.output.extension().and_then(|e| e.to_str()) {
-            Some("pnml" | "xml") => Format::Pnml,
-            Some("ll_net" | "ll") => Format::Pep,
-            _ => bail!(
-                "cannot tell the output format of {}: use --to pnml|pep",
-                args.output.display()
-            ),
-        },
-    };
-    if args.output == Path::new("-") {
-        let mut out = BufWriter::new(io::stdout().lock());
-        formats::write_net(&net, to, &mut out)?;
-        out.flush()?;
-    } else {
-        let file = File::create(&args.output)
-            .with_context(|| format!("cannot write {}", args.output.display()))?;
-        let mut out = BufWriter::new(file);
-        formats::write_net(&net, to, &mut out)?;
-        out.flush()?;
-    }
+    let to = output_format(args.to, &args.output)?;
+    write_net_file(&net, to, &args.output)?;
     Ok(Outcome::Clean)
 }

@@ -1,31 +1,22 @@
 //! `unfold reduce`: a net reduced by the structural reductions that preserve a chosen class of
 //! properties, written as PNML or PEP, with a summary of the rules applied.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use anyhow::{Result, bail};
+use clap::Args;
 
-use super::shared::{Outcome, OutputArgs, ReadLimitArgs, emit_to, parse_duration, read_net, watch};
-use unfold::formats::{self, Format};
+use super::shared::{
+    NetFormat, Outcome, OutputArgs, ReadLimitArgs, emit_to, output_format, parse_duration,
+    read_net, watch, write_net_file,
+};
 use unfold::model::net::{Net, PlaceIdx, TransIdx};
 use unfold::report::stats::Stats;
 use unfold::structural::Budget;
 use unfold::structural::reduce::{Preserve, reduce};
-
-/// Output formats of `reduce`.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ReduceTo {
-    /// PNML 2009 P/T net.
-    Pnml,
-    /// PEP low-level net (`.ll_net`).
-    Pep,
-}
 
 /// `unfold reduce`.
 #[derive(Args, Debug)]
@@ -42,7 +33,7 @@ pub struct ReduceArgs {
     pub preserve: String,
     /// Output format (default: from the output file's extension).
     #[arg(long)]
-    pub to: Option<ReduceTo>,
+    pub to: Option<NetFormat>,
     /// Time for the structural facts and the rules (e.g. `2s`).
     #[arg(long, value_name = "TIME", default_value = "2s", value_parser = parse_duration)]
     pub budget: Duration,
@@ -89,22 +80,6 @@ fn preserve_of(text: &str, net: &Net) -> Result<Preserve> {
     })
 }
 
-/// The output format: `--to`, or the extension of the output file.
-fn format_of(args: &ReduceArgs) -> Result<Format> {
-    Ok(match args.to {
-        Some(ReduceTo::Pnml) => Format::Pnml,
-        Some(ReduceTo::Pep) => Format::Pep,
-        None => match args.output.extension().and_then(|e| e.to_str()) {
-            Some("pnml" | "xml") => Format::Pnml,
-            Some("ll_net" | "ll") => Format::Pep,
-            _ => bail!(
-                "cannot tell the output format of {}: use --to pnml|pep",
-                args.output.display()
-            ),
-        },
-    })
-}
-
 /// Runs `unfold reduce`.
 pub fn run(args: &ReduceArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let to_stdout = args.output == Path::new("-");
@@ -114,7 +89,7 @@ pub fn run(args: &ReduceArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
         &args.input,
         Some(&args.report),
     );
-    let format = format_of(args)?;
+    let format = output_format(args.to, &args.output)?;
     let (net, _) = read_net(&args.input, &watchdog)?;
     let preserve = preserve_of(&args.preserve, &net)?;
     watchdog.phase("reducing the net");
@@ -126,17 +101,7 @@ pub fn run(args: &ReduceArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let reduction = reduce(&net, &preserve, &budget);
     let elapsed = start.elapsed();
     watchdog.phase("writing the output");
-    if to_stdout {
-        let mut out = BufWriter::new(io::stdout().lock());
-        formats::write_net(&reduction.net, format, &mut out)?;
-        out.flush()?;
-    } else {
-        let file = File::create(&args.output)
-            .with_context(|| format!("cannot write {}", args.output.display()))?;
-        let mut out = BufWriter::new(file);
-        formats::write_net(&reduction.net, format, &mut out)?;
-        out.flush()?;
-    }
+    write_net_file(&reduction.net, format, &args.output)?;
     let (b, a) = (reduction.before, reduction.after);
     let mut stats = Stats::new();
     stats.add("places_before", "places before", b.places as u64);

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
-use clap::Args;
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
 
 use super::process::watchdog::{StopReport, Stopped, Watchdog, claim_report};
 use unfold::explore::limits::Limits;
@@ -312,6 +312,47 @@ fn stop_report(stopped: &Stopped<'_>, output: &OutputArgs) {
 pub fn emit_report(report: &Report, output: &OutputArgs, no_fail: bool) -> Result<Outcome> {
     emit(&report.stats, output, &report.notes)?;
     Ok(Outcome::of(report, no_fail))
+}
+
+/// The net formats `convert` and `reduce` write (`--to`).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum NetFormat {
+    /// PNML 2009 P/T net.
+    Pnml,
+    /// PEP low-level net (`.ll_net`), readable by Cunf, Mole and Punf.
+    Pep,
+}
+
+/// The format to write `output` in: `to`, or the file's extension.
+pub fn output_format(to: Option<NetFormat>, output: &Path) -> Result<Format> {
+    Ok(match to {
+        Some(NetFormat::Pnml) => Format::Pnml,
+        Some(NetFormat::Pep) => Format::Pep,
+        None => match output.extension().and_then(|e| e.to_str()) {
+            Some("pnml" | "xml") => Format::Pnml,
+            Some("ll_net" | "ll") => Format::Pep,
+            _ => bail!(
+                "cannot tell the output format of {}: use --to pnml|pep",
+                output.display()
+            ),
+        },
+    })
+}
+
+/// Writes `net` in `format` to `output` (`-`: standard output).
+pub fn write_net_file(net: &Net, format: Format, output: &Path) -> Result<()> {
+    if output == Path::new("-") {
+        let mut out = BufWriter::new(io::stdout().lock());
+        formats::write_net(net, format, &mut out)?;
+        out.flush()?;
+    } else {
+        let file =
+            File::create(output).with_context(|| format!("cannot write {}", output.display()))?;
+        let mut out = BufWriter::new(file);
+        formats::write_net(net, format, &mut out)?;
+        out.flush()?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use crate::explore::udpor::{self, UdporOptions};
 use crate::model::net::Net;
 use crate::model::net_system::NetSystem;
 use crate::property::{Names, Query};
-use crate::structural::reduce::{Preserve, reduce};
+use crate::structural::reduce::{Preserve, reduce_with};
 use crate::structural::{self, Facts};
 use crate::system::Overflow;
 use crate::unfolding::order::Order;
@@ -142,8 +142,9 @@ fn early_verdict(
     limits: &Limits,
     budget: Option<Duration>,
 ) -> Result<bool, Overflow> {
+    let (facts, deadline) = structural_facts(net, limits, budget);
     Ok(
-        structural_verdict(answer, exam, property, net, limits, budget)
+        structural_verdict(answer, exam, property, net, &facts, deadline)
             || walk_verdict(answer, exam, property, net, limits, budget)?,
     )
 }
@@ -155,15 +156,9 @@ fn share_of(budget: Option<Duration>, limits: &Limits, share: f64, cap: Duration
     })
 }
 
-/// The structural part of [`early_verdict`].
-fn structural_verdict(
-    answer: &mut Answer,
-    exam: Examination,
-    property: Property,
-    net: &Net,
-    limits: &Limits,
-    budget: Option<Duration>,
-) -> bool {
+/// The structural facts of `net` within their share of the budget, and the deadline of the
+/// structural verdicts that use them.
+fn structural_facts(net: &Net, limits: &Limits, budget: Option<Duration>) -> (Facts, Instant) {
     let time = share_of(budget, limits, STRUCTURAL_SHARE, STRUCTURAL_CAP);
     let started = Instant::now();
     let facts = Facts::of(
@@ -173,7 +168,19 @@ fn structural_verdict(
             ..structural::Budget::default()
         },
     );
-    match check::global::structural(net, property, &facts, started + time) {
+    (facts, started + time)
+}
+
+/// The structural part of [`early_verdict`], on the net's `facts`, until `deadline`.
+fn structural_verdict(
+    answer: &mut Answer,
+    exam: Examination,
+    property: Property,
+    net: &Net,
+    facts: &Facts,
+    deadline: Instant,
+) -> bool {
+    match check::global::structural(net, property, facts, deadline) {
         Some(early) => {
             let by = match early.method {
                 Method::Traps => TRAPS,
@@ -371,16 +378,8 @@ fn deadlock(
     interrupt: &Arc<AtomicBool>,
 ) -> Result<Option<StopReason>, Overflow> {
     let exam = Examination::ReachabilityDeadlock;
-    let explicit = |answer: &mut Answer, limits: &Limits| -> Result<_, Overflow> {
-        let run = global::decide(
-            net,
-            Property::Deadlock,
-            limits,
-            Some(interrupt),
-            &mut |_| {},
-        )?;
-        Ok(report_global(answer, exam, &run, EXPLICIT))
-    };
+    let explicit =
+        |answer: &mut Answer, limits: &Limits| deadlock_explicit(answer, net, limits, interrupt);
     match method {
         DeadlockMethod::Reach => explicit(answer, limits),
         DeadlockMethod::Dpor => deadlock_dpor(answer, net, limits),
@@ -396,14 +395,16 @@ fn deadlock(
             }
         },
         DeadlockMethod::Auto => {
-            if structural_verdict(answer, exam, Property::Deadlock, net, limits, budget) {
+            let (facts, deadline) = structural_facts(net, limits, budget);
+            if structural_verdict(answer, exam, Property::Deadlock, net, &facts, deadline) {
                 return Ok(None);
             }
             // The engines run on the net reduced by the rules that preserve deadlocks, within
             // a fiftieth of the time (at most 2 s); the verdict is the original net's.
-            let reduction = reduce(
+            let reduction = reduce_with(
                 net,
                 &Preserve::Deadlock,
+                &facts,
                 &structural::Budget {
                     time: share_of(budget, limits, REDUCTION_SHARE, STRUCTURAL_CAP),
                     ..structural::Budget::default()
@@ -457,14 +458,7 @@ fn deadlock_auto(
         if walk_verdict(answer, exam, Property::Deadlock, net, limits, budget)? {
             return Ok(None);
         }
-        let run = global::decide(
-            net,
-            Property::Deadlock,
-            limits,
-            Some(interrupt),
-            &mut |_| {},
-        )?;
-        Ok(report_global(answer, exam, &run, EXPLICIT))
+        deadlock_explicit(answer, net, limits, interrupt)
     };
     if !net.looks_safe() {
         return walks_then_explicit(answer);
@@ -488,6 +482,28 @@ fn deadlock_auto(
             walks_then_explicit(answer)
         }
     }
+}
+
+/// ReachabilityDeadlock on the explicit state space (stops at the first deadlock).
+fn deadlock_explicit(
+    answer: &mut Answer,
+    net: &Net,
+    limits: &Limits,
+    interrupt: &AtomicBool,
+) -> Result<Option<StopReason>, Overflow> {
+    let run = global::decide(
+        net,
+        Property::Deadlock,
+        limits,
+        Some(interrupt),
+        &mut |_| {},
+    )?;
+    Ok(report_global(
+        answer,
+        Examination::ReachabilityDeadlock,
+        &run,
+        EXPLICIT,
+    ))
 }
 
 /// What the prefix said about deadlocks.

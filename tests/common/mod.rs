@@ -15,6 +15,18 @@ pub fn shared_nets() -> PathBuf {
     dir
 }
 
+/// `../shared/mcc` beside the checkout (the contest's instances and `oracle.tsv`). Panics
+/// (the test fails, never skips) when missing.
+pub fn shared_mcc() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/mcc");
+    assert!(
+        dir.join("oracle.tsv").is_file(),
+        "{} is missing: these tests need ../shared beside the checkout",
+        dir.display()
+    );
+    dir
+}
+
 /// The rows of ORACLES.tsv: file (relative to shared/nets) → property → value.
 pub fn oracles() -> BTreeMap<String, BTreeMap<String, String>> {
     let text = std::fs::read_to_string(shared_nets().join("ORACLES.tsv")).unwrap();

@@ -4,13 +4,13 @@ answers: the formula examinations (16 formulas each) and the global properties
 (ReachabilityDeadlock, OneSafe, QuasiLiveness, StableMarking, Liveness: one answer each).
 
 Usage: tools/mcc/properties.py [--timeout S] [--jobs N] [--examinations E,E] [--binary B]
-                               [--instances NAME,NAME] [--csv OUT] [MCC_DIR]
+                               [--instances NAME,NAME] [--csv OUT] [--coloured] [MCC_DIR]
 
 MCC_DIR defaults to ../shared/mcc (one folder per instance, oracle.tsv beside them). Every
-P/T instance (iscolored FALSE) is answered with `unfold mcc --examination E --timeout S`
+P/T instance (iscolored FALSE; with --coloured every coloured one) is answered with `unfold mcc --examination E --timeout S`
 for each examination E (default ReachabilityCardinality, ReachabilityFireability,
 UpperBounds; also LTLCardinality, LTLFireability, CTLCardinality, CTLFireability;
-`--examinations global` for the five global properties). Prints, per examination and per
+StateSpace; `--examinations global` for the five global properties). Prints, per examination and per
 engine (the TECHNIQUES of the answer line),
 how many formulas were answered, how many of the contest's known answers were given, and
 every wrong answer; exits 1 when an answer differs from a known one.
@@ -55,7 +55,9 @@ def run(binary, folder, exam, timeout):
         text=True,
         timeout=timeout * 2 + 60,
     )
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("FORMULA ")]
+    lines = [
+        l for l in proc.stdout.splitlines() if l.startswith(("FORMULA ", "STATE_SPACE "))
+    ]
     return lines, time.monotonic() - start, proc.returncode
 
 
@@ -70,13 +72,14 @@ def main():
     ap.add_argument("--instances", default="")
     ap.add_argument("--binary", default=os.path.join(root, "target", "release", "unfold"))
     ap.add_argument("--csv", default="")
+    ap.add_argument("--coloured", action="store_true", help="the coloured instances instead")
     args = ap.parse_args()
 
     oracle = {}
     with open(os.path.join(args.mcc, "oracle.tsv")) as f:
         for row in csv.DictReader(f, delimiter="\t"):
             # Global properties are named by the examination alone: key by instance too.
-            oracle[(row["instance"], row["id"])] = row["answer"]
+            oracle[(row["instance"], row["examination"], row["id"])] = row["answer"]
     wanted = set(filter(None, args.instances.split(",")))
     instances = []
     for name in sorted(os.listdir(args.mcc)):
@@ -84,7 +87,7 @@ def main():
         iscolored = os.path.join(folder, "iscolored")
         if not os.path.isfile(iscolored) or (wanted and name not in wanted):
             continue
-        if open(iscolored).read().strip() == "FALSE":
+        if open(iscolored).read().strip() == ("TRUE" if args.coloured else "FALSE"):
             instances.append((name, folder))
     exams = GLOBAL if args.examinations == "global" else args.examinations.split(",")
     jobs = [(n, f, e) for (n, f) in instances for e in exams]
@@ -102,13 +105,9 @@ def main():
         for fut in concurrent.futures.as_completed(futures):
             name, exam = futures[fut]
             lines, seconds, rc = fut.result()
-            ids = [
-                k
-                for (i, k) in oracle
-                if i == name and (k == exam or k.startswith(f"{name}-{exam}-"))
-            ]
+            ids = [k for (i, e, k) in oracle if i == name and e == exam]
             asked[exam] += len(ids)
-            known[exam] += sum(1 for k in ids if oracle[(name, k)] != "?")
+            known[exam] += sum(1 for k in ids if oracle[(name, exam, k)] != "?")
             for line in lines:
                 words = line.split()
                 fid, value = words[1], words[2]
@@ -118,7 +117,7 @@ def main():
                     continue
                 answered[exam] += 1
                 by_engine[(exam, engine)] += 1
-                truth = oracle.get((name, fid), "?")
+                truth = oracle.get((name, exam, fid), "?")
                 if truth != "?":
                     if truth == value:
                         known_given[exam] += 1
@@ -126,7 +125,8 @@ def main():
                         wrong.append(f"{fid}: answered {value}, the contest says {truth}")
             print(f"{name} {exam}: {sum(1 for l in lines if 'CANNOT_COMPUTE' not in l)}/{len(ids)} in {seconds:.1f} s (exit {rc})", file=sys.stderr)
 
-    print(f"{len(instances)} P/T instances, timeout {args.timeout:g} s per instance and examination")
+    kind = "coloured" if args.coloured else "P/T"
+    print(f"{len(instances)} {kind} instances, timeout {args.timeout:g} s per instance and examination")
     print(f"{'examination':26} {'asked':>6} {'answered':>9} {'known':>6} {'known given':>12}  by engine")
     for exam in exams:
         engines = ", ".join(f"{e} {c}" for (x, e), c in sorted(by_engine.items()) if x == exam)

@@ -458,13 +458,24 @@ impl Neighbours {
 /// semiflow computation of the facts).
 pub fn reduce(net: &Net, preserve: &Preserve, budget: &Budget) -> Reduction {
     let start = Instant::now();
-    let mut work = Work::of(net, preserve);
-    let mut counts = vec![0usize; rules::RULES.len()];
     let facts_budget = Budget {
         time: budget.time / 2,
         ..*budget
     };
     let facts = Facts::of(net, &facts_budget);
+    let rest = Budget {
+        time: budget.time.saturating_sub(start.elapsed()),
+        ..*budget
+    };
+    reduce_with(net, preserve, &facts, &rest)
+}
+
+/// [`reduce`] with the net's structural `facts` already computed (a caller that has them
+/// saves computing the semiflows again); `budget` is the rules' time alone.
+pub fn reduce_with(net: &Net, preserve: &Preserve, facts: &Facts, budget: &Budget) -> Reduction {
+    let start = Instant::now();
+    let mut work = Work::of(net, preserve);
+    let mut counts = vec![0usize; rules::RULES.len()];
     counts[0] += rules::remove_dead(&mut work, facts.dead());
     let mut complete = false;
     while start.elapsed() < budget.time {
