@@ -26,11 +26,28 @@ pub enum PrefixOrder {
     Size,
 }
 
+/// How `prefix` unfolds read arcs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReadArcs {
+    /// As read arcs: the contextual unfolding, with histories (as Cunf computes it).
+    Contextual,
+    /// As self-loops: consume and produce the place (a plain prefix).
+    SelfLoops,
+}
+
 /// `unfold prefix`.
 #[derive(Args, Debug)]
 pub struct PrefixArgs {
     /// The net (PNML or PEP; must be 1-safe).
     pub file: PathBuf,
+    /// How read arcs are unfolded: `contextual` (the default, when the net has read arcs)
+    /// or `self-loops` (a plain prefix).
+    #[arg(long, value_enum, default_value = "contextual")]
+    pub read_arcs: ReadArcs,
+    /// The contextual unfolding even when the net has no read arcs (its figures then equal
+    /// the plain prefix's, with histories counted).
+    #[arg(long, conflicts_with = "read_arcs")]
+    pub contextual: bool,
     /// Adequate order (mole reproduces the prefix sizes of Mole and Cunf).
     #[arg(long, value_enum, default_value = "mole")]
     pub order: PrefixOrder,
@@ -80,6 +97,9 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let (net, _) = read_net(&args.file, &watchdog)?;
     watchdog.phase("unfolding");
     let limits = watchdog.limits();
+    if args.contextual || (args.read_arcs == ReadArcs::Contextual && net.read_arc_count() > 0) {
+        return run_contextual(args, &net, &watchdog, stdout_taken);
+    }
     let order = match args.order {
         PrefixOrder::Mole => Order::Mole,
         PrefixOrder::Erv => Order::Erv,
@@ -166,6 +186,90 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             let mut file = std::fs::File::create(path)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             unfold::report::mci::write_mci(&net, &r.prefix, &mut file)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    emit_to(&report.stats, &args.output, &report.notes, stdout_taken)?;
+    if refused {
+        eprintln!(
+            "warning: {}",
+            refusal("the occurrence net", nodes, args.dot_limit)
+        );
+    }
+    Ok(Outcome::of(&report, args.limits.no_fail))
+}
+
+/// `unfold prefix` on the contextual unfolding.
+fn run_contextual(
+    args: &PrefixArgs,
+    net: &unfold::model::net::Net,
+    watchdog: &super::process::watchdog::Watchdog,
+    stdout_taken: bool,
+) -> Result<Outcome> {
+    if args.mci.is_some() {
+        bail!(
+            "{}: the .mci format has no read arcs, so it cannot hold a contextual prefix \
+             (--read-arcs self-loops writes the plain prefix, read arcs as self-loops)",
+            args.file.display()
+        );
+    }
+    if !matches!(args.order, PrefixOrder::Mole) {
+        bail!(
+            "the contextual unfolding uses Cunf's order (--order mole); --read-arcs self-loops \
+             unfolds with --order erv or size"
+        );
+    }
+    let limits = watchdog.limits();
+    let progress = Progress::spinner(args.output.quiet);
+    let start = std::time::Instant::now();
+    let dot_limit = args.dot.as_ref().map(|_| args.dot_limit);
+    let mut said = false;
+    let mut r = unfold::explore::contextual::unfold_contextual(net, &limits, &mut |p| {
+        if let Some(limit) = dot_limit
+            && !said
+            && (p.events + p.conditions) as usize > limit
+        {
+            said = true;
+            progress.suspend(|| {
+                eprintln!("warning: {}", refusal_ahead("the occurrence net", limit));
+            });
+        }
+        progress.set_message(|| {
+            format!(
+                "{} histories, {} events, {} conditions, {} queued, {}",
+                p.histories,
+                p.events,
+                p.conditions,
+                p.queue,
+                human_bytes(p.bytes)
+            )
+        })
+    })
+    .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    let unfold_seconds = start.elapsed().as_secs_f64();
+    if args.deadlock {
+        watchdog.phase("searching for a deadlock");
+        progress.set_message(|| "deadlock search".to_string());
+        r.decide_deadlock(net, &limits);
+    }
+    progress.finish();
+    watchdog.phase("writing the report");
+    let report = unfold::modes::prefix::contextual_report(
+        net,
+        &r,
+        unfold_seconds,
+        &args.file,
+        limits.elapsed(),
+    );
+    let nodes = r.prefix.conditions.len() + r.prefix.events.len();
+    let refused = args.dot.is_some() && nodes > args.dot_limit;
+    if let Some(path) = args.dot.as_ref().filter(|_| !refused) {
+        let mut buf = Vec::new();
+        unfold::report::contextual_dot::write_contextual_net(net, &r.prefix, &mut buf)?;
+        if path == Path::new("-") {
+            io::stdout().lock().write_all(&buf)?;
+        } else {
+            std::fs::write(path, &buf)
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod brute;
 pub mod brute_program;
+pub mod contextual;
 pub mod edpor;
 pub mod global;
 pub mod limits;

@@ -6,5 +6,6 @@ pub mod net;
 pub mod net_system;
 pub mod program;
 pub mod program_system;
+pub mod read_arcs;
 #[cfg(test)]
 pub(crate) mod test_nets;

@@ -6,6 +6,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{Report, head, stopped_json, tail, witness_json, witness_line};
+use crate::explore::contextual::ContextualRun;
+use crate::explore::limits::StopReason;
 use crate::explore::prefix::{DeadlockAnswer, Order, PrefixRun, StoppedPhase};
 use crate::explore::reach::Witness;
 use crate::model::net::Net;
@@ -71,12 +73,7 @@ pub fn report(
     let mut notes = Vec::new();
     let mut found = false;
     if let Some(answer) = &r.deadlock {
-        let value = match answer {
-            DeadlockAnswer::Free => Value::Bool(false),
-            DeadlockAnswer::Found(_) => Value::Bool(true),
-            DeadlockAnswer::Unknown(_) => Value::Null,
-        };
-        stats.add("deadlock", "deadlock", value);
+        stats.add("deadlock", "deadlock", deadlock_value(answer));
         if let DeadlockAnswer::Found(config) = answer {
             found = true;
             let w = deadlock_witness(net, r, config);
@@ -101,22 +98,140 @@ pub fn report(
             r.read_arcs_as_loops
         ));
     }
-    match stopped {
-        Some((StoppedPhase::Unfolding, reason)) => notes.push(format!(
+    notes.extend(stop_note(stopped, r.deadlock.is_some(), r.deadlock_seconds));
+    Report {
+        stats,
+        notes,
+        found,
+        complete,
+    }
+}
+
+/// The deadlock answer as JSON: true, false, or null when unknown.
+fn deadlock_value(answer: &DeadlockAnswer) -> Value {
+    match answer {
+        DeadlockAnswer::Free => Value::Bool(false),
+        DeadlockAnswer::Found(_) => Value::Bool(true),
+        DeadlockAnswer::Unknown(_) => Value::Null,
+    }
+}
+
+/// The line saying which phase a limit stopped, if one did.
+fn stop_note(
+    stopped: Option<(StoppedPhase, StopReason)>,
+    deadlock_asked: bool,
+    deadlock_seconds: f64,
+) -> Option<String> {
+    Some(match stopped? {
+        (StoppedPhase::Unfolding, reason) => format!(
             "stopped: {reason} in the unfolding; statistics so far are incomplete{}",
-            if r.deadlock.is_some() {
+            if deadlock_asked {
                 ", and the deadlock search did not run"
             } else {
                 ""
             }
-        )),
-        Some((StoppedPhase::DeadlockSearch, reason)) => notes.push(format!(
-            "stopped: {reason} in the deadlock search, after {:.3} s; the prefix is complete, \
-             whether the net has a deadlock is unknown",
-            r.deadlock_seconds
-        )),
-        None => {}
+        ),
+        (StoppedPhase::DeadlockSearch, reason) => format!(
+            "stopped: {reason} in the deadlock search, after {deadlock_seconds:.3} s; the prefix \
+             is complete, whether the net has a deadlock is unknown"
+        ),
+    })
+}
+
+/// The run and final marking of a configuration of a contextual prefix (a firing order),
+/// by the net's labels.
+pub fn contextual_witness(net: &Net, r: &ContextualRun, run: &[u32]) -> Witness {
+    let p = &r.prefix;
+    Witness {
+        run: run
+            .iter()
+            .map(|&e| {
+                let t = p.events[e as usize].transition;
+                net.transitions[t as usize].label.to_string()
+            })
+            .collect(),
+        state: format!(
+            "{{{}}}",
+            p.marking(run)
+                .iter()
+                .map(|&pl| net.places[pl as usize].label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
+}
+
+/// The report of `r`, the contextual prefix of `net` (read from `file`), which took
+/// `unfold_seconds` to compute, `elapsed` after the run started. Fields named as Cunf names
+/// them (`hist`, `events`, `cond`, `noncff`, `cutoffs`, `gen`, `read`, `comp`, `duphist`)
+/// stand beside the names the plain prefix's report uses.
+pub fn contextual_report(
+    net: &Net,
+    r: &ContextualRun,
+    unfold_seconds: f64,
+    file: &Path,
+    elapsed: Duration,
+) -> Report {
+    let stopped = match (r.stopped, &r.deadlock) {
+        (Some(reason), _) => Some((StoppedPhase::Unfolding, reason)),
+        (None, Some(DeadlockAnswer::Unknown(reason))) => {
+            Some((StoppedPhase::DeadlockSearch, *reason))
+        }
+        _ => None,
+    };
+    let complete = stopped.is_none();
+    let p = &r.prefix;
+    let histories = p.history_count();
+    let cutoffs = p.cutoffs();
+    let mut stats = Stats::new();
+    head(&mut stats, file, "prefix", complete);
+    stats.add_json("stopped", stopped_json(stopped.map(|(_, reason)| reason)));
+    stats.add(
+        "stopped_phase",
+        "stopped in",
+        stopped.map_or(Value::Null, |(phase, _)| Value::from(phase.name())),
+    );
+    stats.add("unfolding", "unfolding", "contextual");
+    stats.add("order", "order", Order::Mole.to_string());
+    stats.add("hist", "histories", histories);
+    stats.add("events", "events", p.event_count());
+    stats.add("cond", "conditions", p.conditions.len());
+    stats.add("cutoffs", "cutoff histories", cutoffs);
+    stats.add("noncff", "non-cutoff histories", histories - cutoffs);
+    stats.add_json("conditions", p.conditions.len());
+    stats.add_json("histories", histories);
+    stats.add_json("noncutoff_events", histories - cutoffs);
+    stats.add(
+        "gen",
+        "generating enriched conditions",
+        r.enriched.generating,
+    );
+    stats.add("read", "reading enriched conditions", r.enriched.reading);
+    stats.add("comp", "compound enriched conditions", r.enriched.compound);
+    stats.add("duphist", "duplicate histories dropped", r.duplicates);
+    stats.add("read_arcs", "read arcs", net.read_arc_count());
+    let mut notes = Vec::new();
+    let mut found = false;
+    if let Some(answer) = &r.deadlock {
+        stats.add("deadlock", "deadlock", deadlock_value(answer));
+        if let DeadlockAnswer::Found(run) = answer {
+            found = true;
+            let w = contextual_witness(net, r, run);
+            notes.push(witness_line("deadlock witness", &w));
+            stats.add_json("deadlock_witness", witness_json(w));
+        }
+    }
+    stats.add("prefix_bytes", "prefix data", human_bytes(r.bytes));
+    stats.add("explore_time_s", "unfolding time (s)", unfold_seconds);
+    if r.deadlock.is_some() {
+        stats.add(
+            "deadlock_time_s",
+            "deadlock search time (s)",
+            r.deadlock_seconds,
+        );
+    }
+    tail(&mut stats, elapsed);
+    notes.extend(stop_note(stopped, r.deadlock.is_some(), r.deadlock_seconds));
     Report {
         stats,
         notes,

@@ -1,5 +1,6 @@
 //! Reports: statistics (human and JSON), and the progress display.
 
+pub mod contextual_dot;
 pub mod dot;
 pub mod interleaving;
 pub mod mci;
