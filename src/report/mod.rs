@@ -1,6 +1,7 @@
 //! Reports: statistics (human and JSON), and the progress display.
 
 pub mod dot;
+pub mod dot_style;
 pub mod interleaving;
 pub mod mci;
 pub mod occurrence_dot;
