@@ -252,7 +252,8 @@ fn units_fit(net: &Net) -> bool {
 pub(super) mod tests {
     use super::*;
     use crate::formats::pnml::read::tests::{bad, ok, wrap};
-    use crate::model::net::{ArcKind, Nupn};
+    use crate::model::net::{ArcKind, Nupn, NupnUnit};
+    use compact_str::CompactString;
 
     pub(in crate::formats::pnml) fn small_net() -> Net {
         let mut b = crate::model::net::NetBuilder::new("small <&> \"net\"");
@@ -300,6 +301,37 @@ pub(super) mod tests {
             r#"<place id="p"/><transition id="t"/><arc id="a" source="p" target="t"><type value="test"/></arc>"#,
         ));
         assert_eq!(net.read_arc_count(), 1);
+    }
+
+    #[test]
+    fn nupn_units_are_written_back_while_they_cover_the_places() {
+        let mut net = small_net();
+        let ids: Vec<CompactString> = net.places.iter().map(|p| p.id.clone()).collect();
+        let unit = |id: &str, places: &[CompactString], subunits: &[&str]| NupnUnit {
+            id: id.into(),
+            places: places.to_vec(),
+            subunits: subunits.iter().map(|&s| s.into()).collect(),
+        };
+        let tree = vec![
+            unit("root", &ids[..1], &["rest"]),
+            unit("rest", &ids[1..], &[]),
+        ];
+        net.nupn = Some(Nupn {
+            safe: Some(true),
+            root: Some("root".into()),
+            unit_tree: tree.clone(),
+            ..Nupn::default()
+        });
+        let back = ok(&written(&net)).nupn.unwrap();
+        assert_eq!(
+            (back.root.as_deref(), &back.unit_tree),
+            (Some("root"), &tree)
+        );
+        // A place missing from the units (the net changed): the one-unit-per-place block.
+        net.nupn.as_mut().unwrap().unit_tree[1].places.pop();
+        let back = ok(&written(&net)).nupn.unwrap();
+        assert_eq!(back.unit_tree.len(), net.places.len() + 1);
+        assert_eq!(back.safe, Some(true));
     }
 
     #[test]
