@@ -214,9 +214,13 @@ impl Reader<'_, '_> {
             let index = ids.len() as u32;
             for c in &k.kids {
                 let (term, _) = self.term(c, Some(base))?;
-                let Term::Const(colour) = term else {
+                let mut vars = Vec::new();
+                term.variables(&mut vars);
+                if !vars.is_empty() {
                     return Err(self.bad(c, "a partition element lists constants"));
-                };
+                }
+                // A closed term (a constant, a tuple of constants): its one value.
+                let colour = term.eval(&[]);
                 if let Some(other) = element[colour as usize].replace(index) {
                     let mut shown = String::new();
                     self.net.sorts.colour_name(base, colour, &mut shown);
