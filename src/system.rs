@@ -319,6 +319,12 @@ pub trait System {
 
     /// A readable rendering of a state, for witnesses and debugging.
     fn describe_state(&self, state: &[u64]) -> String;
+
+    /// The state as a marking, for JSON reports: (place identifier, tokens) of every marked
+    /// place in place order; `None` (the default) for systems whose states are not markings.
+    fn marking_of(&self, _state: &[u64]) -> Option<Vec<(String, u64)>> {
+        None
+    }
 }
 
 #[cfg(test)]

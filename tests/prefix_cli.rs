@@ -194,7 +194,7 @@ fn dot_renders_and_large_nets_are_refused() {
         .code(0);
     let text = std::fs::read_to_string(&dot).unwrap();
     assert!(text.starts_with("digraph"), "{text}");
-    assert!(text.contains("e0:"), "{text}");
+    assert!(text.contains("e1:"), "events are numbered from 1: {text}");
     assert!(text.contains("dashed"), "cutoff not drawn dashed: {text}");
     assert!(
         text.contains("dotted"),

@@ -165,9 +165,14 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let refused = args.dot.is_some() && nodes > args.dot_limit;
     if let Some(path) = args.dot.as_ref().filter(|_| !refused) {
         let mut buf = Vec::new();
+        let deadlock = match &r.deadlock {
+            Some(unfold::explore::prefix::DeadlockAnswer::Found(config)) => &config[..],
+            _ => &[],
+        };
         unfold::report::occurrence_dot::write_occurrence_net(
             &net,
             &r.prefix,
+            deadlock,
             args.dot_limit,
             &mut buf,
         )?;

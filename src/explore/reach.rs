@@ -539,6 +539,9 @@ pub struct Witness {
     pub run: Vec<String>,
     /// The state reached, rendered.
     pub state: String,
+    /// The state reached as a marking (place identifier, tokens of every marked place), when
+    /// the system is a net.
+    pub marking: Option<Vec<(String, u64)>>,
 }
 
 /// The answers of `unfold reach` on a net.
@@ -630,6 +633,7 @@ fn reach_with(
             .map(|t| sys.transition_name(t).to_string())
             .collect(),
         state: sys.describe_state(out.space.state(id)),
+        marking: sys.marking_of(out.space.state(id)),
     };
     let max_in_place = if one_bit {
         ever_marked.iter().any(|&w| w != 0) as u64

@@ -68,6 +68,21 @@ pub struct Nupn {
     pub units: Option<u64>,
     /// The `safe` attribute: the authors certify that the net is 1-safe.
     pub safe: Option<bool>,
+    /// The `root` attribute: the identifier of the root unit.
+    pub root: Option<CompactString>,
+    /// The units as declared, in file order (kept so that `convert` writes them back).
+    pub unit_tree: Vec<NupnUnit>,
+}
+
+/// One unit of a NUPN block: its places and its subunits, by identifier.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NupnUnit {
+    /// The unit's identifier.
+    pub id: CompactString,
+    /// Identifiers of the places it holds directly.
+    pub places: Vec<CompactString>,
+    /// Identifiers of its subunits.
+    pub subunits: Vec<CompactString>,
 }
 
 /// A place/transition net.

@@ -999,6 +999,14 @@ impl System for NetSystem<'_> {
         }
         s
     }
+
+    fn marking_of(&self, state: &[u64]) -> Option<Vec<(String, u64)>> {
+        let marked = self.net.places.iter().enumerate().filter_map(|(i, p)| {
+            let k = self.tokens(state, i as PlaceIdx);
+            (k > 0).then(|| (p.id.to_string(), k))
+        });
+        Some(marked.collect())
+    }
 }
 
 #[cfg(test)]

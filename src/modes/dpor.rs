@@ -66,6 +66,7 @@ pub fn witness<S: System + ?Sized>(sys: &S, run: &[Transition]) -> Witness {
     }
     Witness {
         run: names(sys, run),
+        marking: sys.marking_of(&state),
         state: sys.describe_state(&state),
     }
 }

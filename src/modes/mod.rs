@@ -116,13 +116,26 @@ pub fn witness_line(title: &str, w: &Witness) -> String {
     format!("{title}: {run}\n  reaching: {state}")
 }
 
-/// A witness as JSON, `{"run": [names...], "state": text}`, its strings moved, not copied (a
+/// A witness as JSON, `{"run": [names...], "state": text, "marking": {place: tokens}}` (the
+/// marking of nets only: its marked places by identifier), its strings moved, not copied (a
 /// witness can be a run of a hundred thousand steps).
 pub fn witness_json(w: Witness) -> Value {
     let mut object = serde_json::Map::new();
     let run = w.run.into_iter().map(Value::String).collect();
     object.insert("run".into(), Value::Array(run));
     object.insert("state".into(), Value::String(w.state));
+    if let Some(marking) = w.marking {
+        object.insert("marking".into(), marking_json(marking));
+    }
+    Value::Object(object)
+}
+
+/// A marking as a JSON object `{place: tokens}`.
+pub fn marking_json(marking: Vec<(String, u64)>) -> Value {
+    let object = marking
+        .into_iter()
+        .map(|(p, k)| (p, Value::from(k)))
+        .collect();
     Value::Object(object)
 }
 
@@ -135,6 +148,7 @@ mod tests {
         let witness = |n: usize| Witness {
             run: (0..n).map(|i| format!("t{i}")).collect(),
             state: "p".repeat(3000),
+            marking: None,
         };
         let short = witness_line("deadlock witness", &witness(60));
         let run = short.lines().next().unwrap();

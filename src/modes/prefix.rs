@@ -24,15 +24,26 @@ pub fn deadlock_witness(net: &Net, r: &PrefixRun, config: &[u32]) -> Witness {
                 .to_string()
         })
         .collect();
-    let marking: Vec<String> = r
-        .prefix
-        .marking(config)
+    let places = r.prefix.marking(config);
+    let labels: Vec<&str> = places
         .iter()
-        .map(|&p| net.places[p as usize].label.to_string())
+        .map(|&p| net.places[p as usize].label.as_str())
+        .collect();
+    let mut tokens = vec![0u64; net.places.len()];
+    for &p in &places {
+        tokens[p as usize] += 1;
+    }
+    let marking = net
+        .places
+        .iter()
+        .zip(tokens)
+        .filter(|&(_, k)| k > 0)
+        .map(|(p, k)| (p.id.to_string(), k))
         .collect();
     Witness {
         run,
-        state: format!("{{{}}}", marking.join(", ")),
+        state: format!("{{{}}}", labels.join(", ")),
+        marking: Some(marking),
     }
 }
 

@@ -48,10 +48,11 @@ pub fn report(r: &NetReach, file: &Path, elapsed: Duration) -> Report {
     );
     stats.add_json(
         "unsafe_witness",
-        r.unsafe_witness.as_ref().map_or(
-            Value::Null,
-            |(w, p)| serde_json::json!({ "run": w.run, "state": w.state, "place": p }),
-        ),
+        r.unsafe_witness.as_ref().map_or(Value::Null, |(w, p)| {
+            let mut object = witness_json(w.clone());
+            object["place"] = Value::String(p.clone());
+            object
+        }),
     );
     stats.add("state_space_bytes", "state space", human_bytes(r.bytes));
     tail(&mut stats, elapsed);

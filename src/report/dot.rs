@@ -1,7 +1,8 @@
 //! DOT rendering of the events an exploration visited: events as boxes `eN:transition`,
 //! immediate causality as arrows, immediate conflicts as red dashed undirected edges, cutoffs
 //! grey and dashed with a dotted edge to their corresponding event, events of deadlocking
-//! configurations drawn in red, and the statistics in the graph label.
+//! configurations drawn in red, the statistics in the graph label and a legend, all in the
+//! style of `dot_style.rs`, which the prefix's drawing shares.
 //!
 //! For safe nets there is also the occurrence-net view (`--dot-conditions`), as Cunf and Mole
 //! draw prefixes: conditions as circles between the events, arcs condition → event → condition,
@@ -10,7 +11,9 @@
 
 use std::io::Write;
 
-use dot_writer::{Attributes, Color, DotWriter, Shape, Style};
+use dot_writer::DotWriter;
+
+use super::dot_style::{self as style, EventKind};
 
 use crate::explore::udpor::ExploredEvent;
 use crate::model::net::Net;
@@ -30,7 +33,8 @@ pub struct EventNode {
     pub in_deadlock: bool,
 }
 
-/// What to draw: events numbered from 1 (event `i` is `nodes[i - 1]`).
+/// What to draw: events numbered from 1, the DPOR log's numbering and
+/// [`FIRST`](super::dot_style::FIRST) (event `i` is `nodes[i - 1]`).
 #[derive(Clone, Debug, Default)]
 pub struct EventGraph {
     /// The graph's caption (statistics).
@@ -190,10 +194,6 @@ pub enum EventDotError {
     Io(#[from] std::io::Error),
 }
 
-fn quoted(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
-}
-
 /// Writes `graph` as DOT into `out`, refusing above `limit` events.
 pub fn write_event_graph(
     graph: &EventGraph,
@@ -209,67 +209,50 @@ pub fn write_event_graph(
     {
         let mut writer = DotWriter::from(&mut bytes);
         let mut g = writer.digraph();
-        g.graph_attributes()
-            .set("label", &quoted(&graph.caption), false)
-            .set("labelloc", "t", false)
-            .set_font("Helvetica");
-        g.node_attributes()
-            .set_shape(Shape::Rectangle)
-            .set_font("Helvetica");
+        style::header(&mut g, &graph.caption);
         for (i, n) in graph.nodes.iter().enumerate() {
-            let id = i + 1;
-            let mut node = g.node_named(format!("e{id}"));
-            node.set("label", &quoted(&format!("e{id}:{}", n.transition)), false);
-            if n.cutoff {
-                node.set_style(Style::Dashed)
-                    .set_color(Color::Grey)
-                    .set_font_color(Color::Grey);
+            let kind = if n.cutoff {
+                EventKind::Cutoff
             } else if n.in_deadlock {
-                node.set_color(Color::Red).set_pen_width(2.0);
-            }
+                EventKind::Deadlock
+            } else {
+                EventKind::Plain
+            };
+            style::event(&mut g, i as u32 + 1, &n.transition, kind);
         }
         for (i, c) in graph.conditions.iter().enumerate() {
-            g.node_named(format!("c{i}")).set_shape(Shape::Circle).set(
-                "label",
-                &quoted(&c.place),
-                false,
-            );
+            let number = i as u32 + style::FIRST;
+            style::condition(&mut g, number, &c.place);
             if c.producer != 0 {
-                g.edge(format!("e{}", c.producer), format!("c{i}"));
+                style::flow(
+                    &mut g,
+                    style::event_id(c.producer),
+                    style::condition_id(number),
+                );
             }
             for &e in &c.consumers {
-                g.edge(format!("c{i}"), format!("e{e}"));
+                style::flow(&mut g, style::condition_id(number), style::event_id(e));
             }
             for &e in &c.readers {
-                g.edge(format!("c{i}"), format!("e{e}"))
-                    .attributes()
-                    .set_style(Style::Dashed)
-                    .set("dir", "none", false);
+                style::read_arc(&mut g, number, e);
             }
         }
         for (i, n) in graph.nodes.iter().enumerate() {
+            let id = i as u32 + 1;
             if !occurrence_net {
                 for &p in &n.preds {
-                    g.edge(format!("e{p}"), format!("e{}", i + 1));
+                    style::flow(&mut g, style::event_id(p), style::event_id(id));
                 }
             }
             if let Some(c) = n.corresponding {
-                g.edge(format!("e{}", i + 1), format!("e{c}"))
-                    .attributes()
-                    .set_style(Style::Dotted)
-                    .set_color(Color::Grey)
-                    .set("constraint", "false", false);
+                style::corresponding(&mut g, id, c);
             }
         }
         // In the occurrence-net view, conflicts show as conditions with several consumers.
         for &(a, b) in graph.conflicts.iter().filter(|_| !occurrence_net) {
-            g.edge(format!("e{a}"), format!("e{b}"))
-                .attributes()
-                .set_style(Style::Dashed)
-                .set_color(Color::Red)
-                .set("dir", "none", false)
-                .set("constraint", "false", false);
+            style::conflict(&mut g, a, b);
         }
+        style::legend(&mut g, occurrence_net);
     }
     out.write_all(&bytes)?;
     out.write_all(b"\n")?;

@@ -2,6 +2,7 @@
 
 pub mod contextual_dot;
 pub mod dot;
+pub mod dot_style;
 pub mod interleaving;
 pub mod mci;
 pub mod occurrence_dot;

@@ -1,12 +1,16 @@
 //! DOT rendering of an occurrence net (a prefix built by `unfold prefix`).
 //!
-//! Conditions are circles labelled with their place, events boxes labelled `eN:transition`;
-//! cutoffs are grey and dashed, with a dotted edge to their corresponding event (none when it is
-//! the initial event ⊥). Arcs go condition → event → condition.
+//! Conditions are circles labelled `cN:place`, events boxes labelled `eN:transition`, both
+//! numbered from [`FIRST`](super::dot_style::FIRST) as the DPOR's drawing is; cutoffs are grey
+//! and dashed, with a dotted edge outside the layout to their corresponding event (none when it
+//! is the initial event ⊥), a deadlocking configuration's events red. Arcs go condition → event
+//! → condition. The style is `dot_style.rs`'s.
 
 use std::io::Write;
 
-use dot_writer::{Attributes, Color, DotWriter, Shape, Style};
+use dot_writer::DotWriter;
+
+use super::dot_style::{self as style, EventKind};
 
 use crate::explore::prefix::{NONE, Prefix};
 use crate::model::net::Net;
@@ -35,14 +39,12 @@ pub enum DotError {
     Io(#[from] std::io::Error),
 }
 
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-/// Renders `prefix` (of `net`) as DOT into `out`, refusing above `limit` nodes.
+/// Renders `prefix` (of `net`) as DOT into `out`, refusing above `limit` nodes; the events of
+/// `deadlock` (a deadlocking configuration, by event index) are drawn red.
 pub fn write_occurrence_net(
     net: &Net,
     prefix: &Prefix,
+    deadlock: &[u32],
     limit: usize,
     out: &mut dyn Write,
 ) -> Result<(), DotError> {
@@ -55,43 +57,58 @@ pub fn write_occurrence_net(
             limit,
         });
     }
+    // Indices in the prefix count from 0, numbers in the drawing from FIRST.
+    let number = |i: u32| i + style::FIRST;
+    let mut in_deadlock = vec![false; prefix.events.len()];
+    for &e in deadlock {
+        if let Some(x) = in_deadlock.get_mut(e as usize) {
+            *x = true;
+        }
+    }
     let mut bytes = Vec::new();
     {
         let mut writer = DotWriter::from(&mut bytes);
         let mut g = writer.digraph();
-        g.graph_attributes()
-            .set_label(&escape(&format!("prefix of {}", net.name)));
+        style::header(&mut g, &format!("prefix of {}", net.name));
         for (i, c) in prefix.conditions.iter().enumerate() {
-            let mut n = g.node_named(format!("c{i}"));
-            n.set_shape(Shape::Circle)
-                .set_label(&escape(&net.places[c.place as usize].label));
+            style::condition(
+                &mut g,
+                number(i as u32),
+                &net.places[c.place as usize].label,
+            );
         }
         for (i, e) in prefix.events.iter().enumerate() {
-            let label = format!("e{}:{}", i, net.transitions[e.transition as usize].label);
-            let mut n = g.node_named(format!("e{i}"));
-            n.set_shape(Shape::Rectangle).set_label(&escape(&label));
-            if e.cutoff {
-                n.set_style(Style::Dashed)
-                    .set_color(Color::Grey)
-                    .set_font_color(Color::Grey);
-            }
+            let kind = if e.cutoff {
+                EventKind::Cutoff
+            } else if in_deadlock[i] {
+                EventKind::Deadlock
+            } else {
+                EventKind::Plain
+            };
+            let transition = &net.transitions[e.transition as usize].label;
+            style::event(&mut g, number(i as u32), transition, kind);
         }
         for (i, e) in prefix.events.iter().enumerate() {
             let ev = i as u32;
             for &b in prefix.preset(ev) {
-                g.edge(format!("c{b}"), format!("e{i}"));
+                style::flow(
+                    &mut g,
+                    style::condition_id(number(b)),
+                    style::event_id(number(ev)),
+                );
             }
             for c in prefix.postset(ev) {
-                g.edge(format!("e{i}"), format!("c{c}"));
+                style::flow(
+                    &mut g,
+                    style::event_id(number(ev)),
+                    style::condition_id(number(c)),
+                );
             }
             if e.cutoff && e.corresponding != NONE {
-                g.edge(format!("e{i}"), format!("e{}", e.corresponding))
-                    .attributes()
-                    .set_style(Style::Dotted)
-                    .set_color(Color::Grey)
-                    .set("constraint", "false", false);
+                style::corresponding(&mut g, number(ev), number(e.corresponding));
             }
         }
+        style::legend(&mut g, true);
     }
     out.write_all(&bytes)?;
     out.write_all(b"\n")?;

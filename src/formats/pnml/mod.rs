@@ -14,9 +14,11 @@
 //! arcs (place → transition) are read as read arcs too.
 //!
 //! What the writer does not preserve: leading and trailing white space of labels (the reader
-//! trims text), an empty label (read back as the identifier), and the NUPN block, which is
-//! written as the trivial valid NUPN of the written net (one unit per place, declared sizes
-//! equal to the written ones, `safe` copied, `false` when unknown).
+//! trims text), and the NUPN block's declared sizes, which are those of the written net. The
+//! NUPN units are written back as read (root, units, their places and subunits, `safe`) when
+//! they still cover every place of the written net once; otherwise (a reduced net) the block is
+//! the trivial valid NUPN of the written net: one unit per place, `safe` copied, `false` when
+//! unknown.
 
 mod read;
 mod write;

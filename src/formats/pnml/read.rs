@@ -22,7 +22,9 @@ use rustc_hash::FxHashMap;
 use super::{PTNET_TYPE, TOOL};
 use crate::formats::text::model_name;
 use crate::formats::{Position, ReadError};
-use crate::model::net::{Arcs, Net, NetTransition, Node, Nupn, Place, PlaceIdx, TransIdx};
+use crate::model::net::{
+    Arcs, Net, NetTransition, Node, Nupn, NupnUnit, Place, PlaceIdx, TransIdx,
+};
 
 /// Parses a P/T net in PNML.
 ///
@@ -693,7 +695,8 @@ impl<'a> Parser<'a> {
                         nupn.arcs = p.nupn_count(arcs, off, "arcs")?;
                     }
                     "structure" => {
-                        let [units, safe] = p.attrs(&c, off, ["units", "safe"])?;
+                        let [units, safe, root] = p.attrs(&c, off, ["units", "safe", "root"])?;
+                        nupn.root = root.map(|r| r.trim().into());
                         nupn.units = p.nupn_count(units, off, "units")?;
                         nupn.safe = match safe.as_deref().map(str::trim) {
                             None => None,
@@ -712,15 +715,57 @@ impl<'a> Parser<'a> {
                     }
                     _ => {}
                 }
-                // Unit contents are not needed: skip them wholesale.
                 if !empty {
-                    p.skip(&c, off)?;
+                    if local(&c) == "structure" {
+                        p.nupn_units(off, &mut nupn.unit_tree)?;
+                    } else {
+                        p.skip(&c, off)?;
+                    }
                 }
                 Ok(())
             })?;
         }
         self.net.nupn = Some(nupn);
         Ok(())
+    }
+
+    /// The `<unit>`s of a NUPN `<structure>` (opened at `open`), each with the identifiers
+    /// listed in its `<places>` and `<subunits>`.
+    fn nupn_units(&mut self, open: usize, out: &mut Vec<NupnUnit>) -> Result<(), ReadError> {
+        self.children("structure", open, |p, u, empty, uoff| {
+            if local(&u) != "unit" {
+                if !empty {
+                    p.skip(&u, uoff)?;
+                }
+                return Ok(());
+            }
+            let [id] = p.attrs(&u, uoff, ["id"])?;
+            let mut unit = NupnUnit {
+                id: id.map(|i| i.trim().into()).unwrap_or_default(),
+                ..NupnUnit::default()
+            };
+            if !empty {
+                p.children("unit", uoff, |p, list, empty, loff| {
+                    let names = match local(&list) {
+                        "places" => &mut unit.places,
+                        "subunits" => &mut unit.subunits,
+                        _ => {
+                            if !empty {
+                                p.skip(&list, loff)?;
+                            }
+                            return Ok(());
+                        }
+                    };
+                    if !empty {
+                        let (text, _) = p.text_content(loff)?;
+                        names.extend(text.split_whitespace().map(CompactString::from));
+                    }
+                    Ok(())
+                })?;
+            }
+            out.push(unit);
+            Ok(())
+        })
     }
 
     /// A NUPN size attribute.

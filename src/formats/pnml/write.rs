@@ -144,8 +144,6 @@ pub fn write(net: &Net, out: &mut dyn Write) -> io::Result<()> {
     }
 
     if let Some(nupn) = &net.nupn {
-        // One unit per place under an empty root unit: a valid NUPN for any net (a single
-        // place never has two marked places), unlike one unit holding all places.
         let safe = nupn.safe.unwrap_or(false);
         writeln!(o, r#"      <toolspecific tool="nupn" version="1.1">"#)?;
         writeln!(
@@ -155,23 +153,26 @@ pub fn write(net: &Net, out: &mut dyn Write) -> io::Result<()> {
             net.transitions.len(),
             n_arcs
         )?;
-        writeln!(
-            o,
-            r#"        <structure units="{}" root="u0" safe="{safe}">"#,
-            net.places.len() + 1
-        )?;
-        o.write_all(b"          <unit id=\"u0\"><places/><subunits>")?;
-        for i in 1..=net.places.len() {
-            if i > 1 {
-                o.write_all(b" ")?;
+        if let Some(root) = nupn.root.as_deref().filter(|_| units_fit(net)) {
+            // The declared units, when they still partition the places of this net.
+            write!(
+                o,
+                r#"        <structure units="{}" root=""#,
+                nupn.unit_tree.len()
+            )?;
+            escape(o, root)?;
+            writeln!(o, r#"" safe="{safe}">"#)?;
+            for u in &nupn.unit_tree {
+                o.write_all(b"          <unit id=\"")?;
+                escape(o, &u.id)?;
+                o.write_all(b"\"><places>")?;
+                names(o, &u.places)?;
+                o.write_all(b"</places><subunits>")?;
+                names(o, &u.subunits)?;
+                o.write_all(b"</subunits></unit>\n")?;
             }
-            write!(o, "u{i}")?;
-        }
-        o.write_all(b"</subunits></unit>\n")?;
-        for (i, p) in net.places.iter().enumerate() {
-            write!(o, "          <unit id=\"u{}\"><places>", i + 1)?;
-            escape(o, &p.id)?;
-            o.write_all(b"</places><subunits/></unit>\n")?;
+        } else {
+            one_unit_per_place(o, net, safe)?;
         }
         writeln!(o, "        </structure>")?;
         writeln!(o, "      </toolspecific>")?;
@@ -183,11 +184,76 @@ pub fn write(net: &Net, out: &mut dyn Write) -> io::Result<()> {
     w.flush()
 }
 
+/// A NUPN structure of one unit per place under an empty root unit: a valid NUPN for any net
+/// (a single place never has two marked places), unlike one unit holding all places.
+fn one_unit_per_place(o: &mut dyn Write, net: &Net, safe: bool) -> io::Result<()> {
+    writeln!(
+        o,
+        r#"        <structure units="{}" root="u0" safe="{safe}">"#,
+        net.places.len() + 1
+    )?;
+    o.write_all(b"          <unit id=\"u0\"><places/><subunits>")?;
+    for i in 1..=net.places.len() {
+        if i > 1 {
+            o.write_all(b" ")?;
+        }
+        write!(o, "u{i}")?;
+    }
+    o.write_all(b"</subunits></unit>\n")?;
+    for (i, p) in net.places.iter().enumerate() {
+        write!(o, "          <unit id=\"u{}\"><places>", i + 1)?;
+        escape(o, &p.id)?;
+        o.write_all(b"</places><subunits/></unit>\n")?;
+    }
+    Ok(())
+}
+
+/// Writes `names` escaped, separated by spaces.
+fn names(o: &mut dyn Write, names: &[compact_str::CompactString]) -> io::Result<()> {
+    for (i, n) in names.iter().enumerate() {
+        if i > 0 {
+            o.write_all(b" ")?;
+        }
+        escape(o, n)?;
+    }
+    Ok(())
+}
+
+/// Whether the net's NUPN units can be written back as declared: a root among them, unique
+/// unit identifiers, subunits that exist, and every place of the net in exactly one unit (a
+/// net changed since it was read, by unfolding or reduction, gets the one-unit-per-place
+/// block instead).
+fn units_fit(net: &Net) -> bool {
+    let Some(nupn) = &net.nupn else {
+        return false;
+    };
+    let units: FxHashSet<&str> = nupn.unit_tree.iter().map(|u| u.id.as_str()).collect();
+    if units.len() != nupn.unit_tree.len()
+        || !nupn.root.as_deref().is_some_and(|r| units.contains(r))
+        || !nupn
+            .unit_tree
+            .iter()
+            .flat_map(|u| &u.subunits)
+            .all(|s| units.contains(s.as_str()))
+    {
+        return false;
+    }
+    let mut places: FxHashSet<&str> = net.places.iter().map(|p| p.id.as_str()).collect();
+    let listed: usize = nupn.unit_tree.iter().map(|u| u.places.len()).sum();
+    listed == places.len()
+        && nupn
+            .unit_tree
+            .iter()
+            .flat_map(|u| &u.places)
+            .all(|p| places.remove(p.as_str()))
+}
+
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
     use crate::formats::pnml::read::tests::{bad, ok, wrap};
-    use crate::model::net::{ArcKind, Nupn};
+    use crate::model::net::{ArcKind, Nupn, NupnUnit};
+    use compact_str::CompactString;
 
     pub(in crate::formats::pnml) fn small_net() -> Net {
         let mut b = crate::model::net::NetBuilder::new("small <&> \"net\"");
@@ -238,6 +304,37 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn nupn_units_are_written_back_while_they_cover_the_places() {
+        let mut net = small_net();
+        let ids: Vec<CompactString> = net.places.iter().map(|p| p.id.clone()).collect();
+        let unit = |id: &str, places: &[CompactString], subunits: &[&str]| NupnUnit {
+            id: id.into(),
+            places: places.to_vec(),
+            subunits: subunits.iter().map(|&s| s.into()).collect(),
+        };
+        let tree = vec![
+            unit("root", &ids[..1], &["rest"]),
+            unit("rest", &ids[1..], &[]),
+        ];
+        net.nupn = Some(Nupn {
+            safe: Some(true),
+            root: Some("root".into()),
+            unit_tree: tree.clone(),
+            ..Nupn::default()
+        });
+        let back = ok(&written(&net)).nupn.unwrap();
+        assert_eq!(
+            (back.root.as_deref(), &back.unit_tree),
+            (Some("root"), &tree)
+        );
+        // A place missing from the units (the net changed): the one-unit-per-place block.
+        net.nupn.as_mut().unwrap().unit_tree[1].places.pop();
+        let back = ok(&written(&net)).nupn.unwrap();
+        assert_eq!(back.unit_tree.len(), net.places.len() + 1);
+        assert_eq!(back.safe, Some(true));
+    }
+
+    #[test]
     fn nupn_round_trip() {
         let mut net = small_net();
         net.nupn = Some(Nupn {
@@ -245,16 +342,18 @@ pub(super) mod tests {
             ..Nupn::default()
         });
         let back = ok(&written(&net));
+        let nupn = back.nupn.clone().unwrap();
         assert_eq!(
-            back.nupn,
-            Some(Nupn {
-                places: Some(3),
-                transitions: Some(2),
-                arcs: Some(8),
-                units: Some(4),
-                safe: Some(true),
-            })
+            (
+                nupn.places,
+                nupn.transitions,
+                nupn.arcs,
+                nupn.units,
+                nupn.safe
+            ),
+            (Some(3), Some(2), Some(8), Some(4), Some(true))
         );
+        assert_eq!(nupn.unit_tree.len(), 4, "one unit per place under a root");
         assert_eq!(back.places, net.places);
         assert_eq!(back.transitions, net.transitions);
     }

@@ -34,6 +34,14 @@ pub enum Term {
         /// The size of each component's sort.
         radices: Vec<u32>,
     },
+    /// `partitionelementof`: the partition element (a colour of the partition's sort) that the
+    /// operand's colour belongs to; `element[c]` is the element of colour `c`.
+    ElementOf {
+        /// The operand, of the partitioned sort.
+        of: Box<Term>,
+        /// The element of each colour of the partitioned sort.
+        element: Vec<Colour>,
+    },
 }
 
 impl Term {
@@ -51,6 +59,8 @@ impl Term {
                 .zip(radices)
                 .fold(0u64, |acc, (p, &r)| acc * r as u64 + p.eval(binding) as u64)
                 as Colour,
+            // The reader builds `element` over the operand's whole sort, so every colour has one.
+            Term::ElementOf { of, element } => element[of.eval(binding) as usize],
         }
     }
 
@@ -61,6 +71,7 @@ impl Term {
             Term::Const(_) => {}
             Term::Shift { of, .. } => of.variables(out),
             Term::Tuple { parts, .. } => parts.iter().for_each(|p| p.variables(out)),
+            Term::ElementOf { of, .. } => of.variables(out),
         }
     }
 }

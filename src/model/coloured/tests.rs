@@ -37,6 +37,26 @@ fn successor_and_predecessor_wrap_around() {
 }
 
 #[test]
+fn partition_elements_of_colours_and_of_successors() {
+    // Five colours in elements {0}, {1, 2, 3}, {4}.
+    let of = |t: Term| Term::ElementOf {
+        of: Box::new(t),
+        element: vec![0, 1, 1, 1, 2],
+    };
+    let got: Vec<Colour> = (0..5).map(|c| of(Term::Var(0)).eval(&[c])).collect();
+    assert_eq!(got, [0, 1, 1, 1, 2]);
+    let next = Term::Shift {
+        of: Box::new(Term::Var(0)),
+        by: 1,
+        size: 5,
+    };
+    assert_eq!(of(next.clone()).eval(&[4]), 0, "the successor of 4 is 0");
+    assert_eq!(of(next).eval(&[3]), 2);
+    let g = Guard::Compare(of(Term::Var(0)), Cmp::Lt, of(Term::Var(1)));
+    assert!(g.holds(&[0, 1]) && g.holds(&[3, 4]) && !g.holds(&[1, 3]) && !g.holds(&[4, 0]));
+}
+
+#[test]
 fn multisets_add_scale_and_subtract() {
     let one = |n, c| Multiset::Of(n, Term::Const(c));
     let sum = Multiset::Add(vec![one(2, 0), one(1, 1), Multiset::All(3)]);

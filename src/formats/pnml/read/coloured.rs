@@ -25,7 +25,7 @@ use crate::model::coloured::{
 use crate::model::net::Net;
 
 /// The attributes the coloured elements use, in [`El::attrs`] order.
-const ATTRS: [&str; 10] = [
+const ATTRS: [&str; 11] = [
     "id",
     "name",
     "declaration",
@@ -36,6 +36,7 @@ const ATTRS: [&str; 10] = [
     "source",
     "target",
     "type",
+    "refpartition",
 ];
 
 /// An element of the document: local name, offset, the attributes of [`ATTRS`], the text
@@ -208,6 +209,9 @@ struct Reader<'p, 'a> {
     variables: FxHashMap<String, u32>,
     /// The one `dot` sort.
     dot: Option<u32>,
+    /// Partitions by declaration identifier: (the partition's sort, the partitioned sort, the
+    /// element of each colour of the partitioned sort).
+    partitions: FxHashMap<String, (u32, u32, Vec<u32>)>,
 }
 
 impl<'p, 'a> Reader<'p, 'a> {
@@ -222,6 +226,7 @@ impl<'p, 'a> Reader<'p, 'a> {
             constants: FxHashMap::default(),
             variables: FxHashMap::default(),
             dot: None,
+            partitions: FxHashMap::default(),
         }
     }
 

@@ -192,6 +192,19 @@ fn nupn_block() {
             arcs: Some(2),
             units: Some(2),
             safe: Some(true),
+            root: Some("u0".into()),
+            unit_tree: vec![
+                NupnUnit {
+                    id: "u0".into(),
+                    places: vec![],
+                    subunits: vec!["u1".into()],
+                },
+                NupnUnit {
+                    id: "u1".into(),
+                    places: vec!["p".into(), "q".into()],
+                    subunits: vec![],
+                },
+            ],
         })
     );
     assert!(net.certified_safe());

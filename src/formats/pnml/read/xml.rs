@@ -212,7 +212,7 @@ impl<'a> Parser<'a> {
     /// The content of a `<text>` element whose start tag (at `open`) was just read: text,
     /// CDATA sections and references concatenated, white space trimmed, with the offset of the
     /// content (for errors about its value).
-    fn text_content(&mut self, open: usize) -> Result<(Cow<'a, str>, usize), ReadError> {
+    pub(super) fn text_content(&mut self, open: usize) -> Result<(Cow<'a, str>, usize), ReadError> {
         let mut acc: Option<Cow<'a, str>> = None;
         let mut first = None;
         loop {

@@ -26,7 +26,7 @@ impl Reader<'_, '_> {
         let named: Vec<&El> = decls
             .kids
             .iter()
-            .filter(|k| k.name == "namedsort")
+            .filter(|k| matches!(k.name, "namedsort" | "partition"))
             .collect();
         // Sorts may name sorts declared after them: resolve on demand, detecting cycles.
         let mut pending: rustc_hash::FxHashMap<&str, &El> = rustc_hash::FxHashMap::default();
@@ -40,7 +40,7 @@ impl Reader<'_, '_> {
         }
         for k in &decls.kids {
             match k.name {
-                "namedsort" => {}
+                "namedsort" | "partition" => {}
                 "variabledecl" => {
                     let id = k.attr("id").ok_or_else(|| self.bad(k, "no id attribute"))?;
                     let sort_el = k
@@ -82,16 +82,20 @@ impl Reader<'_, '_> {
             return Err(self.bad(el, format!("sort '{id}' is defined in terms of itself")));
         }
         path.push(id);
-        let body = el
-            .kids
-            .first()
-            .ok_or_else(|| self.bad(el, format!("sort '{id}' has no definition")))?;
+        // A partition is its own definition: the partitioned sort and its elements.
+        let body = if el.name == "partition" {
+            el
+        } else {
+            el.kids
+                .first()
+                .ok_or_else(|| self.bad(el, format!("sort '{id}' has no definition")))?
+        };
         // Components named by `usersort` are declared first.
         let mut refs = Vec::new();
         if body.name == "usersort" {
             refs.push(body);
         }
-        if body.name == "productsort" {
+        if matches!(body.name, "productsort" | "partition") {
             refs.extend(body.kids.iter().filter(|k| k.name == "usersort"));
         }
         for r in refs {
@@ -175,6 +179,7 @@ impl Reader<'_, '_> {
                 }
                 SortKind::Product(parts)
             }
+            "partition" => return self.partition(el, name),
             other => return Err(self.bad(el, format!("unsupported sort <{other}>"))),
         };
         let is_dot = kind == SortKind::Dot;
@@ -186,6 +191,81 @@ impl Reader<'_, '_> {
         if is_dot {
             self.dot = Some(id);
         }
+        Ok(id)
+    }
+
+    /// A `partition` named `name`: the sort of its elements, an enumeration of their
+    /// identifiers in declaration order (the order `ltp` and `gtp` compare by). Every colour of
+    /// the partitioned sort must be in exactly one element.
+    fn partition(&mut self, el: &El, name: &str) -> Result<u32, ReadError> {
+        let mut kids = el.kids.iter();
+        let base_el = kids
+            .next()
+            .ok_or_else(|| self.bad(el, "a partition needs the sort it partitions"))?;
+        let base = self.sort(base_el)?;
+        let size = self.net.sorts.get(base).size as usize;
+        let mut element: Vec<Option<u32>> = vec![None; size];
+        let mut ids = Vec::new();
+        for k in kids {
+            if k.name != "partitionelement" {
+                return Err(self.bad(k, "expected <partitionelement>"));
+            }
+            let id = k.attr("id").ok_or_else(|| self.bad(k, "no id attribute"))?;
+            let index = ids.len() as u32;
+            for c in &k.kids {
+                let (term, _) = self.term(c, Some(base))?;
+                let mut vars = Vec::new();
+                term.variables(&mut vars);
+                if !vars.is_empty() {
+                    return Err(self.bad(c, "a partition element lists constants"));
+                }
+                // A closed term (a constant, a tuple of constants): its one value.
+                let colour = term.eval(&[]);
+                if let Some(other) = element[colour as usize].replace(index) {
+                    let mut shown = String::new();
+                    self.net.sorts.colour_name(base, colour, &mut shown);
+                    return Err(self.bad(
+                        c,
+                        format!(
+                            "'{shown}' is in two partition elements ('{}' and '{id}')",
+                            ids[other as usize]
+                        ),
+                    ));
+                }
+            }
+            ids.push(compact(id));
+        }
+        if let Some(missing) = element.iter().position(Option::is_none) {
+            let mut shown = String::new();
+            self.net.sorts.colour_name(base, missing as u32, &mut shown);
+            return Err(self.bad(
+                el,
+                format!("'{shown}' is in no element of partition '{name}'"),
+            ));
+        }
+        let sort = self.net.sorts.len() as u32;
+        for (i, id) in ids.iter().enumerate() {
+            if self
+                .constants
+                .insert(id.to_string(), (sort, i as u32))
+                .is_some()
+            {
+                return Err(self.bad(el, format!("constant '{id}' declared twice")));
+            }
+        }
+        let kind = SortKind::Enumeration {
+            constants: ids,
+            cyclic: false,
+        };
+        let id = self
+            .net
+            .sorts
+            .add(CompactString::from(name), kind)
+            .map_err(|e| self.bad(el, e))?;
+        debug_assert_eq!(id, sort);
+        let element = element.into_iter().flatten().collect();
+        self.partitions
+            .insert(name.to_string(), (id, base, element));
         Ok(id)
     }
 
@@ -379,6 +459,26 @@ impl Reader<'_, '_> {
                     .unwrap_or(sort);
                 (Term::Const((v - start) as u32), sort)
             }
+            "partitionelementof" => {
+                let id = el.attr("refpartition").unwrap_or("");
+                let (sort, base, element) = self
+                    .partitions
+                    .get(id)
+                    .cloned()
+                    .ok_or_else(|| self.bad(el, format!("unknown partition '{id}'")))?;
+                let ops = operands(el);
+                let [o] = ops[..] else {
+                    return Err(self.bad(el, "takes one term"));
+                };
+                let (of, _) = self.term(o, Some(base))?;
+                (
+                    Term::ElementOf {
+                        of: Box::new(of),
+                        element,
+                    },
+                    sort,
+                )
+            }
             "successor" | "predecessor" => {
                 let ops = operands(el);
                 let [o] = ops[..] else {
@@ -472,6 +572,9 @@ impl Reader<'_, '_> {
             "lessthanorequal" => Some(Cmp::Le),
             "greaterthan" => Some(Cmp::Gt),
             "greaterthanorequal" => Some(Cmp::Ge),
+            // Partition elements compare by their order in the partition.
+            "ltp" => Some(Cmp::Lt),
+            "gtp" => Some(Cmp::Gt),
             _ => None,
         };
         if let Some(cmp) = cmp {
@@ -487,6 +590,16 @@ impl Reader<'_, '_> {
             };
             let (t1, s) = self.term(first, None)?;
             let (t2, _) = self.term(second, Some(s))?;
+            if matches!(el.name, "ltp" | "gtp") && !self.partitions.values().any(|p| p.0 == s) {
+                return Err(self.bad(
+                    el,
+                    format!(
+                        "ill-typed guard: {} compares partition elements, not sort '{}'",
+                        el.name,
+                        self.sort_name(s)
+                    ),
+                ));
+            }
             if cmp != Cmp::Eq && cmp != Cmp::Ne && !self.net.sorts.is_ordered(s) {
                 return Err(self.bad(
                     el,
