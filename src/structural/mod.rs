@@ -4,6 +4,8 @@
 //! - [`semiflows`]: P-semiflows (`y·M = y·M₀` on every reachable marking), by the Farkas
 //!   algorithm within a [`Budget`], and, when it cannot finish, 0/1 semiflows through the
 //!   places left by a bounded search (`cover`);
+//! - [`tsemiflows`]: T-semiflows (`C·x = 0`), the Farkas algorithm on the transposed
+//!   incidence: in a bounded net, transitions outside their supports fire finitely often;
 //! - [`dead`]: transitions that can never fire, places whose marking never changes;
 //! - [`reduce`]: structural reductions preserving deadlocks, reachability or LTL-X, with the
 //!   map back to the original net;
@@ -24,6 +26,7 @@ pub mod reduce;
 pub mod semiflows;
 pub mod state_equation;
 pub mod traps;
+pub mod tsemiflows;
 
 use std::time::{Duration, Instant};
 
