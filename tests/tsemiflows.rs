@@ -1,9 +1,11 @@
-//! T-semiflows ([`unfold::structural::tsemiflows`]) and the global verdicts they give
-//! ([`unfold::check::global::structural`]) against the explicit state space of random small
-//! nets (with weights and read arcs), found by a naive breadth-first search: every T-semiflow
+//! T-semiflows ([`unfold::structural::tsemiflows`]), the global verdicts they give
+//! ([`unfold::check::global::structural`]) and the structural summary of `unfold info`
+//! ([`unfold::structural::summary`]) against the explicit state space of random small nets
+//! (with weights and read arcs), found by a naive breadth-first search: every T-semiflow
 //! found leaves the marking unchanged; when the computation finished, every transition on a
-//! cycle of the reachability graph is in the support of one; and the structural verdicts on
-//! deadlocks and liveness are those of the state space.
+//! cycle of the reachability graph is in the support of one; the structural verdicts on
+//! deadlocks and liveness are those of the state space; the summary's bounds, safety
+//! certificate and siphon-trap verdict hold of it.
 
 mod common;
 
@@ -15,6 +17,7 @@ use proptest::test_runner::{Config, TestRunner};
 use unfold::check::global::structural;
 use unfold::explore::global::Property;
 use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
+use unfold::structural::summary::Summary;
 use unfold::structural::tsemiflows::t_semiflows;
 use unfold::structural::{Budget, Facts};
 
@@ -107,6 +110,15 @@ fn fire(net: &Net, m: &[u64], t: TransIdx) -> Vec<u64> {
 /// The reachability graph: successors of each marking with the transition fired, or `None`
 /// beyond `limit` markings.
 fn graph(net: &Net, limit: usize) -> Option<Vec<Vec<(TransIdx, usize)>>> {
+    graph_and_markings(net, limit).map(|(edges, _)| edges)
+}
+
+/// The reachability graph of [`graph`] and the markings.
+#[allow(clippy::type_complexity)]
+fn graph_and_markings(
+    net: &Net,
+    limit: usize,
+) -> Option<(Vec<Vec<(TransIdx, usize)>>, Vec<Vec<u64>>)> {
     let initial: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
     let mut index = HashMap::from([(initial.clone(), 0usize)]);
     let mut states = vec![initial];
@@ -134,7 +146,7 @@ fn graph(net: &Net, limit: usize) -> Option<Vec<Vec<(TransIdx, usize)>>> {
             edges[s].push((t, j));
         }
     }
-    Some(edges)
+    Some((edges, states))
 }
 
 /// The markings reachable from each marking (itself included).
@@ -233,6 +245,84 @@ fn t_semiflows_and_their_verdicts_agree_with_the_state_space() {
         "few structural verdicts: {deadlock} on deadlocks, {liveness} on liveness of {}",
         checked.get()
     );
+}
+
+#[test]
+fn the_summary_holds_of_the_state_space() {
+    let cases = common::cases(1000);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        ..Config::default()
+    });
+    let proved = std::cell::Cell::new([0u32; 3]);
+    runner
+        .run(&arb_spec(), |spec| {
+            let net = build(&spec);
+            let s = Summary::of(&net, Duration::from_secs(3));
+            let mut n = proved.get();
+            if s.bounded {
+                // Bounded: the state space is finite, and within the bounds.
+                let (edges, markings) = graph_and_markings(&net, 100_000)
+                    .ok_or_else(|| TestCaseError::fail("bounded, yet huge"))?;
+                let most = markings.iter().flatten().copied().max().unwrap_or(0);
+                prop_assert!(s.max_bound.is_some_and(|b| most <= b), "{:?}: {}", s, most);
+                prop_assert!(!s.safe || most <= 1, "{:?}", s);
+                if s.deadlock_free_by_traps == Some(true) {
+                    prop_assert!(edges.iter().all(|e| !e.is_empty()), "{:?}", s);
+                    n[2] += 1;
+                }
+                n[0] += 1;
+                n[1] += u32::from(s.safe);
+            } else if let Some(edges) = graph(&net, 400)
+                && s.deadlock_free_by_traps == Some(true)
+            {
+                prop_assert!(edges.iter().all(|e| !e.is_empty()), "{:?}", s);
+                n[2] += 1;
+            }
+            prop_assert!(!s.structurally_bounded || s.bounded, "{:?}", s);
+            prop_assert!(s.places_covered <= net.places.len());
+            prop_assert!(s.transitions_covered <= net.transitions.len());
+            proved.set(n);
+            Ok(())
+        })
+        .unwrap();
+    let [bounded, safe, traps] = proved.get();
+    assert!(
+        bounded * 10 > cases && safe > 0 && traps > 0,
+        "few summaries to check: {bounded} bounded, {safe} safe, {traps} deadlock-free"
+    );
+}
+
+/// `unfold info` prints the summary (JSON fields) of a conservative, deadlock-free net.
+#[test]
+fn info_reports_the_structural_summary() {
+    let out = common::unfold()
+        .args(["info", "nets/ring-4.pnml", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "p_semiflows",
+        "places_covered",
+        "structurally_bounded",
+        "bounded",
+        "safe_certificate",
+        "t_semiflows",
+        "transitions_covered",
+        "deadlock_free_by_traps",
+    ] {
+        assert!(json.get(key).is_some(), "no {key} in {json}");
+    }
+    // A ring of four places passing one token: one P-semiflow covering every place, one
+    // T-semiflow covering every transition, 1-safe, deadlock-free.
+    assert_eq!(json["structurally_bounded"], true, "{json}");
+    assert_eq!(json["safe_certificate"], true, "{json}");
+    assert_eq!(json["deadlock_free_by_traps"], "yes", "{json}");
 }
 
 /// A sequence `p0 → t0 → p1 → t1 → p2` has no T-semiflow: it must end in a deadlock and is

@@ -15,6 +15,8 @@
 //! - [`traps`]: deadlock freedom when every set of places that could be empty at a dead
 //!   marking holds an initially marked trap (a SAT search over such sets).
 //!
+//! - [`summary`]: what they say of the net as a whole (`unfold info`).
+//!
 //! [`Facts`] gathers them for one net, computed once. Every fact is sound on its own: it holds
 //! of every reachable marking, whatever the budget (a smaller budget finds fewer facts, never
 //! wrong ones).
@@ -25,6 +27,7 @@ pub mod dead;
 pub mod reduce;
 pub mod semiflows;
 pub mod state_equation;
+pub mod summary;
 pub mod traps;
 pub mod tsemiflows;
 
