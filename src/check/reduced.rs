@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use super::ltl::is_ltl;
+use super::ltl::{LtlOptions, is_ltl};
 use super::run::{self, Answer, EngineChoice};
 use crate::explore::limits::Limits;
 use crate::model::net::{Net, PlaceIdx, TransIdx};
@@ -38,11 +38,13 @@ pub struct Checked {
 const REDUCTION_CAP: Duration = Duration::from_secs(2);
 const REDUCTION_SHARE: u32 = 20;
 
-/// Checks `queries` on `net` as [`run::check_with`] does, those a reduction may answer (see
-/// the module's documentation) on the net reduced for all of them together, the others on
-/// `net`; the time is split between the two groups by their numbers of queries. The
-/// reduction takes a twentieth of the time left (at most 2 s); when it removes nothing every
-/// query is checked on `net`.
+/// Checks `queries` on `net` as [`run::check_with`] does: those a reduction may answer (see
+/// the module's documentation) on reduced nets, the others on `net`, the time split between
+/// the two groups by their numbers of queries. The reducible ones are checked first on the
+/// net reduced for all of them together (half of their time when there are several), then
+/// each one still open on the net reduced for it alone (the rest of their time, shared);
+/// a query no reduction shrank the net for is checked on `net`. Each reduction takes a
+/// twentieth of the time left (at most 2 s).
 ///
 /// The error is a counter overflow at 64 bits.
 pub fn check(
@@ -50,23 +52,90 @@ pub fn check(
     queries: &[ResolvedQuery],
     choice: EngineChoice,
     limits: &Limits,
-    ltl_options: super::ltl::LtlOptions,
+    ltl_options: LtlOptions,
 ) -> Result<Checked, Overflow> {
-    let unreduced = |notes: Vec<String>| -> Result<Checked, Overflow> {
-        Ok(Checked {
-            answers: run::check_with(net, queries, choice, limits, ltl_options)?,
-            reduced: vec![false; queries.len()],
-            notes,
-        })
-    };
     let seen: Vec<Option<Observed>> = queries.iter().map(observed).collect();
-    if seen.iter().all(Option::is_none) {
-        return unreduced(Vec::new());
+    let reducible: Vec<usize> = (0..queries.len()).filter(|&i| seen[i].is_some()).collect();
+    let mut answers: Vec<Option<Answer>> = vec![None; queries.len()];
+    let mut reduced = vec![false; queries.len()];
+    let mut notes = Vec::new();
+    if !reducible.is_empty() {
+        let part = reducible.len() as u32;
+        let whole = queries.len() as u32;
+        let group = limits.phase(limits.remaining().map(|r| r * part / whole));
+        let mut on = |indices: &[usize], limits: &Limits, answers: &mut Vec<Option<Answer>>| {
+            let asked: Vec<(usize, &ResolvedQuery, &Observed)> = indices
+                .iter()
+                .filter_map(|&i| Some((i, &queries[i], seen[i].as_ref()?)))
+                .collect();
+            let found = on_reduction(net, &asked, choice, limits, ltl_options)?;
+            if let Some((found, note)) = found {
+                notes.push(note);
+                for (i, a) in found {
+                    answers[i] = Some(a);
+                    reduced[i] = true;
+                }
+            }
+            Ok::<(), Overflow>(())
+        };
+        let first = if reducible.len() > 1 {
+            group.phase(group.remaining().map(|r| r / 2))
+        } else {
+            group.clone()
+        };
+        on(&reducible, &first, &mut answers)?;
+        let open: Vec<usize> = reducible
+            .iter()
+            .copied()
+            .filter(|&i| answers[i].as_ref().is_none_or(|a| a.value.is_none()))
+            .collect();
+        if reducible.len() > 1 {
+            for (k, &i) in open.iter().enumerate() {
+                if group.check_time().is_err() {
+                    break;
+                }
+                let left = (open.len() - k) as u32;
+                let share = group.phase(group.remaining().map(|r| r / left));
+                on(&[i], &share, &mut answers)?;
+            }
+        }
     }
+    // What no reduction shrank the net for, on the net as given.
+    let rest: Vec<usize> = (0..queries.len())
+        .filter(|&i| answers[i].is_none())
+        .collect();
+    if !rest.is_empty() {
+        let asked: Vec<ResolvedQuery> = rest.iter().map(|&i| queries[i].clone()).collect();
+        let found = run::check_with(net, &asked, choice, limits, ltl_options)?;
+        for (&i, a) in rest.iter().zip(found) {
+            answers[i] = Some(a);
+        }
+    }
+    Ok(Checked {
+        answers: answers.into_iter().flatten().collect(),
+        reduced,
+        notes,
+    })
+}
+
+/// Answers by the index of their query, lifted to the given net, and a sentence on the
+/// reduction.
+type Lifted = (Vec<(usize, Answer)>, String);
+
+/// The answers to `asked` (index, query, what it observes) on `net` reduced for all of them
+/// within `limits`, their runs lifted to `net`, with a sentence on the reduction; `None`
+/// when the reduction removes nothing (or a query does not map onto the reduced net).
+fn on_reduction(
+    net: &Net,
+    asked: &[(usize, &ResolvedQuery, &Observed)],
+    choice: EngineChoice,
+    limits: &Limits,
+    ltl_options: LtlOptions,
+) -> Result<Option<Lifted>, Overflow> {
     let mut places = Vec::new();
     let mut transitions = Vec::new();
     let mut traces = false;
-    for o in seen.iter().flatten() {
+    for (_, _, o) in asked {
         places.extend(&o.places);
         transitions.extend(&o.transitions);
         traces |= o.traces;
@@ -100,51 +169,22 @@ pub fn check(
     if reduction.after.places == reduction.before.places
         && reduction.after.transitions == reduction.before.transitions
     {
-        return unreduced(Vec::new());
+        return Ok(None);
     }
-    let notes = vec![summary(&reduction, &preserve)];
-    // The queries on the reduced net (their indices), the others on the given one.
-    let mut on_reduced = Vec::new();
-    let mut mapped = Vec::new();
-    let mut on_net = Vec::new();
-    for (i, (q, o)) in queries.iter().zip(&seen).enumerate() {
-        match o.as_ref().and_then(|_| map_query(q, &reduction)) {
-            Some(m) => {
-                on_reduced.push(i);
-                mapped.push(m);
-            }
-            None => on_net.push(i),
-        }
-    }
-    if on_reduced.is_empty() {
-        return unreduced(notes);
-    }
-    let share = if on_net.is_empty() {
-        limits.phase(limits.remaining())
-    } else {
-        let part = on_reduced.len() as u32;
-        let whole = queries.len() as u32;
-        limits.phase(limits.remaining().map(|r| r * part / whole))
+    let Some(mapped) = asked
+        .iter()
+        .map(|(_, q, _)| map_query(q, &reduction))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(None);
     };
-    let found = run::check_with(&reduction.net, &mapped, choice, &share, ltl_options)?;
-    let mut answers: Vec<Option<Answer>> = vec![None; queries.len()];
-    let mut reduced = vec![false; queries.len()];
-    for (&i, a) in on_reduced.iter().zip(found) {
-        answers[i] = Some(lift(a, net, &reduction));
-        reduced[i] = true;
-    }
-    if !on_net.is_empty() {
-        let rest: Vec<ResolvedQuery> = on_net.iter().map(|&i| queries[i].clone()).collect();
-        let found = run::check_with(net, &rest, choice, limits, ltl_options)?;
-        for (&i, a) in on_net.iter().zip(found) {
-            answers[i] = Some(a);
-        }
-    }
-    Ok(Checked {
-        answers: answers.into_iter().flatten().collect(),
-        reduced,
-        notes,
-    })
+    let found = run::check_with(&reduction.net, &mapped, choice, limits, ltl_options)?;
+    let lifted = asked
+        .iter()
+        .zip(found)
+        .map(|((i, _, _), a)| (*i, lift(a, net, &reduction)))
+        .collect();
+    Ok(Some((lifted, summary(&reduction, &preserve))))
 }
 
 /// One sentence on what `r` did, for `preserve`.
