@@ -129,4 +129,9 @@ fn structural(stats: &mut Stats, s: &Summary) {
             _ => "unknown",
         },
     );
+    stats.add(
+        "structural_s",
+        "structural analysis (s)",
+        s.time.as_secs_f64(),
+    );
 }

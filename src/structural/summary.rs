@@ -40,12 +40,15 @@ pub struct Summary {
     /// a dead marking holds an initially marked trap (no deadlock); `None` when it proves
     /// nothing (a candidate set without a marked trap, or out of time).
     pub deadlock_free_by_traps: Option<bool>,
+    /// The time the three computations took.
+    pub time: Duration,
 }
 
 impl Summary {
     /// The summary of `net`, each of the three computations (facts, T-semiflows, traps)
     /// within a third of `time`.
     pub fn of(net: &Net, time: Duration) -> Summary {
+        let start = Instant::now();
         let third = time / 3;
         let facts = Facts::of(
             net,
@@ -89,6 +92,7 @@ impl Summary {
                 .filter(|&&c| c)
                 .count(),
             deadlock_free_by_traps: traps,
+            time: start.elapsed(),
         }
     }
 }
