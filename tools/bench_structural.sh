@@ -21,7 +21,7 @@ field() { # JSON field $2 of file $1 (flat objects only)
 
 nets() {
   for dir in "$SHARED"/mcc/*/; do
-    [ "$(cat "$dir/iscolored" 2>/dev/null)" = FALSE ] && echo "$dir/model.pnml"
+    [ "$(cat "$dir/iscolored" 2>/dev/null)" = FALSE ] && echo "${dir%/}/model.pnml"
   done
   find "$SHARED/nets" -name '*.ll_net' -o -name '*.pnml' | sort
 }
