@@ -21,9 +21,10 @@ use crate::explore::limits::Limits;
 use crate::model::net::{Net, PlaceIdx, TransIdx};
 use crate::property::predicate::{Linear, Predicate};
 use crate::property::syntax::{Cmp, IntExpr};
-use crate::structural::Facts;
 use crate::structural::dead::never_fire_from;
 use crate::structural::traps::{TrapVerdict, deadlock_free};
+use crate::structural::tsemiflows::t_semiflows;
+use crate::structural::{Budget, Facts};
 use crate::system::Overflow;
 
 /// How a global verdict was found.
@@ -86,6 +87,12 @@ pub fn structural(
                 );
                 return Some(Early::structural(false, why));
             }
+            if let Some(early) = finite_runs(net, facts, half_way(deadline))
+                .filter(|f| f.no_semiflow)
+                .map(|f| Early::structural(true, f.evidence))
+            {
+                return Some(early);
+            }
             match deadlock_free(net, facts, deadline) {
                 TrapVerdict::DeadlockFree { traps } => Some(Early {
                     method: Method::Traps,
@@ -138,13 +145,75 @@ pub fn structural(
                     format!("place {} never changes its marking", place(p)),
                 )
             }),
-        Property::Liveness => dead.map(|t| {
-            Early::structural(
-                false,
-                format!("transition {} can never fire", transition(t)),
-            )
-        }),
+        Property::Liveness => dead
+            .map(|t| {
+                Early::structural(
+                    false,
+                    format!("transition {} can never fire", transition(t)),
+                )
+            })
+            .or_else(|| {
+                let f = finite_runs(net, facts, deadline)?;
+                let t = f.uncovered?;
+                Some(Early::structural(
+                    false,
+                    format!(
+                        "{}; transition {} is in none, so it fires finitely often in every run",
+                        f.evidence,
+                        transition(t as usize)
+                    ),
+                ))
+            }),
     }
+}
+
+/// The instant half-way from now to `deadline`.
+fn half_way(deadline: Instant) -> Instant {
+    let now = Instant::now();
+    now + deadline.saturating_duration_since(now) / 2
+}
+
+/// What the T-semiflows say of the runs of a bounded net ([`crate::structural::tsemiflows`]).
+struct FiniteRuns {
+    /// No T-semiflow at all: every run is finite, so a dead marking is reachable.
+    no_semiflow: bool,
+    /// A transition in the support of no T-semiflow (it fires finitely often in every run,
+    /// so it is not live), the first one.
+    uncovered: Option<TransIdx>,
+    /// Why, in the net's words.
+    evidence: String,
+}
+
+/// The T-semiflows of `net` over its transitions that may fire, computed until `deadline`,
+/// when the facts bound every place and the computation finishes (else `None`: an unbounded
+/// net may run forever without repeating a marking, and an unfinished computation may have
+/// missed semiflows).
+fn finite_runs(net: &Net, facts: &Facts, deadline: Instant) -> Option<FiniteRuns> {
+    if net.transitions.is_empty()
+        || !(0..net.places.len()).all(|p| facts.upper(p as PlaceIdx).is_some())
+    {
+        return None;
+    }
+    let budget = Budget {
+        time: deadline.saturating_duration_since(Instant::now()),
+        ..Budget::default()
+    };
+    let flows = t_semiflows(net, facts.dead(), &budget);
+    if !flows.complete {
+        return None;
+    }
+    let covered = flows.covered(net.transitions.len());
+    let uncovered = (0..net.transitions.len())
+        .find(|&t| !covered[t])
+        .map(|t| t as TransIdx);
+    Some(FiniteRuns {
+        no_semiflow: flows.flows.is_empty(),
+        uncovered,
+        evidence: format!(
+            "the P-semiflows bound every place and the net has {} minimal T-semiflows",
+            flows.flows.len()
+        ),
+    })
 }
 
 /// The longest walk of [`dead_after_walks`].

@@ -14,6 +14,7 @@ pub mod explicit;
 pub mod global;
 pub mod ltl;
 pub mod prefix_sat;
+pub mod reduced;
 pub mod run;
 pub mod shortcuts;
 pub mod unbounded;

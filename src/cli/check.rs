@@ -42,6 +42,10 @@ pub struct CheckArgs {
     /// Check LTL formulas on the full state space, without stubborn sets.
     #[arg(long)]
     pub no_stubborn: bool,
+    /// Check every property on the net as given, without first reducing the net for the
+    /// properties it can answer (to compare).
+    #[arg(long)]
+    pub no_reduce: bool,
     /// Enumerate every maximal run: traces, events and deadlocks, and on a `.tsys` program the
     /// traces ending with a failed assertion (exponential: small systems only).
     #[arg(
@@ -118,8 +122,18 @@ fn properties(args: &CheckArgs, watchdog: &Watchdog, net: &Net) -> Result<Outcom
         stubborn: !args.no_stubborn,
         ..LtlOptions::default()
     };
-    let answers = check::run::check_with(net, &resolved, args.engine.into(), &limits, ltl)
-        .map_err(|overflow| anyhow!("{}: {overflow}", args.file.display()))?;
+    let overflow = |overflow| anyhow!("{}: {overflow}", args.file.display());
+    let answers = if args.no_reduce {
+        check::run::check_with(net, &resolved, args.engine.into(), &limits, ltl)
+            .map_err(overflow)?
+    } else {
+        let checked = check::reduced::check(net, &resolved, args.engine.into(), &limits, ltl)
+            .map_err(overflow)?;
+        for note in &checked.notes {
+            eprintln!("unfold check: {note}");
+        }
+        checked.answers
+    };
     watchdog.phase("writing the report");
     let report = properties::report(&answers, net, &args.file, args.witness, limits.elapsed());
     emit_report(&report, &args.output, args.limits.no_fail)

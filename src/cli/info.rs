@@ -3,11 +3,17 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
 
+use unfold::structural::summary::Summary;
+
 use super::shared::{Outcome, OutputArgs, ReadLimitArgs, emit_report, read_net, watch};
+
+/// The most time the structural summary takes.
+const STRUCTURAL_TIME: Duration = Duration::from_secs(3);
 
 /// `unfold info`.
 #[derive(Args, Debug)]
@@ -31,6 +37,11 @@ pub fn run(args: &InfoArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let (net, format) = read_net(&args.file, &watchdog)?;
     watchdog.phase("describing the net");
     let limits = watchdog.limits();
-    let report = unfold::modes::info::report(&net, format, &args.file, limits.elapsed());
+    // The structural analysis within a few seconds (less when a timeout leaves less).
+    let time = limits
+        .remaining()
+        .map_or(STRUCTURAL_TIME, |r| (r / 2).min(STRUCTURAL_TIME));
+    let summary = Summary::of(&net, time);
+    let report = unfold::modes::info::report(&net, format, &args.file, &summary, limits.elapsed());
     emit_report(&report, &args.output, false)
 }

@@ -23,7 +23,7 @@ use unfold::mcc::answer::{
     CANNOT_COMPUTE, DO_NOT_COMPETE, ENV_EXAMINATION, ENV_MEMORY, ENV_TIME, MODEL_FILE,
 };
 use unfold::mcc::instance::{Confinement, is_colored};
-use unfold::mcc::{DeadlockMethod, Examination, examine};
+use unfold::mcc::{DeadlockMethod, Examination, Options, examine_with};
 use unfold::property::load::load;
 
 /// How ReachabilityDeadlock is decided.
@@ -70,6 +70,9 @@ pub struct MccArgs {
     /// `$BK_MEMORY_CONFINEMENT` MiB, the rest being the net, the allocator and the process).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub mem_limit: Option<u64>,
+    /// Run the engines on the net as given, without the structural reductions (to compare).
+    #[arg(long)]
+    pub no_reduce: bool,
 }
 
 /// The limits of the run (flags first, then the BenchKit variables), and its time budget.
@@ -152,16 +155,12 @@ fn run_examination(args: &MccArgs, name: &str, interrupt: Arc<AtomicBool>) -> Re
     };
     // From here on the engines check the limits themselves and answer CANNOT_COMPUTE.
     drop(watchdog);
-    let found = examine(
-        exam,
-        &net,
-        &formulas,
-        args.deadlock_method.into(),
-        &limits,
-        budget,
-        &interrupt,
-    )
-    .map_err(|o| anyhow!("{MODEL_FILE}: {o}"))?;
+    let options = Options {
+        method: args.deadlock_method.into(),
+        reduce: !args.no_reduce,
+    };
+    let found = examine_with(exam, &net, &formulas, &options, &limits, budget, &interrupt)
+        .map_err(|o| anyhow!("{MODEL_FILE}: {o}"))?;
     for text in &found.notes {
         note(exam, text);
     }

@@ -12,6 +12,7 @@ use super::answer::{
 };
 use crate::check;
 use crate::check::global::{Early, Method};
+use crate::check::ltl::LtlOptions;
 use crate::check::run::{Engine, EngineChoice, Unknown, Value};
 use crate::explore::global::{self, GlobalRun, Property};
 use crate::explore::limits::{Limits, StopReason};
@@ -84,10 +85,30 @@ const WALK_SHARE: f64 = 0.1;
 /// [`STRUCTURAL_CAP`]).
 const REDUCTION_SHARE: f64 = 0.02;
 
+/// How `unfold mcc` answers, beyond the limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// How ReachabilityDeadlock is decided.
+    pub method: DeadlockMethod,
+    /// Whether the engines run on the net reduced by the rules that preserve the question
+    /// (when it is sound for it; answers found so say `STRUCTURAL_REDUCTION`).
+    pub reduce: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            method: DeadlockMethod::Auto,
+            reduce: true,
+        }
+    }
+}
+
 /// Answers `exam` on `net` within `limits` (whose interruption flag is `interrupt`); `budget`
 /// is the whole time budget, split between engines where one runs before another. The
 /// formula examinations answer `formulas` (read from the examination's file of the instance
-/// folder, [`Examination::formula_file`]); the others ignore it.
+/// folder, [`Examination::formula_file`]); the others ignore it. Reductions are on
+/// ([`examine_with`] chooses).
 ///
 /// An engine that is not sure answers nothing: the line is then `CANNOT_COMPUTE` and
 /// [`Answer::stopped`] says why. The error is a counter overflow at 64 bits.
@@ -100,6 +121,23 @@ pub fn examine(
     budget: Option<Duration>,
     interrupt: &Arc<AtomicBool>,
 ) -> Result<Answer, Overflow> {
+    let options = Options {
+        method,
+        ..Options::default()
+    };
+    examine_with(exam, net, formulas, &options, limits, budget, interrupt)
+}
+
+/// [`examine`] with the choices of `options`.
+pub fn examine_with(
+    exam: Examination,
+    net: &Net,
+    formulas: &[Query],
+    options: &Options,
+    limits: &Limits,
+    budget: Option<Duration>,
+    interrupt: &Arc<AtomicBool>,
+) -> Result<Answer, Overflow> {
     let mut answer = Answer::default();
     let property = match exam {
         Examination::StateSpace => {
@@ -107,7 +145,7 @@ pub fn examine(
             return Ok(answer);
         }
         Examination::ReachabilityDeadlock => {
-            answer.stopped = deadlock(&mut answer, net, method, limits, budget, interrupt)?;
+            answer.stopped = deadlock(&mut answer, net, options, limits, budget, interrupt)?;
             return Ok(answer);
         }
         Examination::OneSafe => Property::OneSafe,
@@ -119,11 +157,14 @@ pub fn examine(
         | Examination::UpperBounds
         | Examination::LtlCardinality
         | Examination::LtlFireability => {
-            answer.stopped = properties(&mut answer, net, formulas, limits, false)?;
+            let logic = Logic::Ltl {
+                reduce: options.reduce,
+            };
+            answer.stopped = properties(&mut answer, net, formulas, limits, logic)?;
             return Ok(answer);
         }
         Examination::CtlCardinality | Examination::CtlFireability => {
-            answer.stopped = properties(&mut answer, net, formulas, limits, true)?;
+            answer.stopped = properties(&mut answer, net, formulas, limits, Logic::Ctl)?;
             return Ok(answer);
         }
     };
@@ -244,6 +285,17 @@ fn techniques_of(engine: Engine) -> &'static [Technique] {
     }
 }
 
+/// How a formula examination reads its formulas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Logic {
+    /// As [`check::run::check`] does (reachability, bounds, LTL), on the net reduced for the
+    /// formulas when `reduce` ([`check::reduced`]).
+    Ltl { reduce: bool },
+    /// Every formula that is CTL as CTL ([`check::run::check_ctl`]); not reduced (CTL is not
+    /// preserved by the reductions).
+    Ctl,
+}
+
 /// A formula examination: one line per formula, `CANNOT_COMPUTE` for the undecided ones and
 /// for those whose names do not resolve against the net.
 fn properties(
@@ -251,7 +303,7 @@ fn properties(
     net: &Net,
     formulas: &[Query],
     limits: &Limits,
-    ctl: bool,
+    logic: Logic,
 ) -> Result<Option<StopReason>, Overflow> {
     let names = Names::of(net);
     let mut resolved = Vec::with_capacity(formulas.len());
@@ -262,14 +314,34 @@ fn properties(
         }
     }
     // The CTL examinations read `A X φ` as CTL does (see `check::run`).
-    let found = if ctl {
-        check::run::check_ctl(net, &resolved, EngineChoice::Auto, limits)?
-    } else {
-        check::run::check(net, &resolved, EngineChoice::Auto, limits)?
+    let (found, reduced) = match logic {
+        Logic::Ctl => {
+            let found = check::run::check_ctl(net, &resolved, EngineChoice::Auto, limits)?;
+            let reduced = vec![false; found.len()];
+            (found, reduced)
+        }
+        Logic::Ltl { reduce: false } => {
+            let found = check::run::check(net, &resolved, EngineChoice::Auto, limits)?;
+            let reduced = vec![false; found.len()];
+            (found, reduced)
+        }
+        Logic::Ltl { reduce: true } => {
+            let checked = check::reduced::check(
+                net,
+                &resolved,
+                EngineChoice::Auto,
+                limits,
+                LtlOptions::default(),
+            )?;
+            for n in checked.notes {
+                answer.note(n);
+            }
+            (checked.answers, checked.reduced)
+        }
     };
     let mut stopped = None;
     for q in formulas {
-        let Some(a) = found.iter().find(|a| a.id == q.id) else {
+        let Some((a, on_reduced)) = found.iter().zip(&reduced).find(|(a, _)| a.id == q.id) else {
             answer.line(property_line(&q.id, None, &[]));
             continue;
         };
@@ -281,16 +353,21 @@ fn properties(
         match (&a.engine, &a.unknown) {
             (Some(engine), _) => {
                 answer.note(format!(
-                    "{}: {} in {:.3} s",
+                    "{}: {}{} in {:.3} s",
                     a.id,
                     engine.name(),
+                    if *on_reduced {
+                        " on the reduced net"
+                    } else {
+                        ""
+                    },
                     a.time.as_secs_f64()
                 ));
-                answer.line(property_line(
-                    &a.id,
-                    value.as_deref(),
-                    techniques_of(*engine),
-                ));
+                let mut line = property_line(&a.id, value.as_deref(), techniques_of(*engine));
+                if *on_reduced {
+                    mark_reduced(std::slice::from_mut(&mut line));
+                }
+                answer.line(line);
             }
             (None, why) => {
                 if let Some(why) = why {
@@ -372,7 +449,7 @@ fn global_property(
 fn deadlock(
     answer: &mut Answer,
     net: &Net,
-    method: DeadlockMethod,
+    options: &Options,
     limits: &Limits,
     budget: Option<Duration>,
     interrupt: &Arc<AtomicBool>,
@@ -380,7 +457,7 @@ fn deadlock(
     let exam = Examination::ReachabilityDeadlock;
     let explicit =
         |answer: &mut Answer, limits: &Limits| deadlock_explicit(answer, net, limits, interrupt);
-    match method {
+    match options.method {
         DeadlockMethod::Reach => explicit(answer, limits),
         DeadlockMethod::Dpor => deadlock_dpor(answer, net, limits),
         DeadlockMethod::Prefix => match deadlock_prefix(answer, net, limits) {
@@ -398,6 +475,9 @@ fn deadlock(
             let (facts, deadline) = structural_facts(net, limits, budget);
             if structural_verdict(answer, exam, Property::Deadlock, net, &facts, deadline) {
                 return Ok(None);
+            }
+            if !options.reduce {
+                return deadlock_auto(answer, net, limits, budget, interrupt);
             }
             // The engines run on the net reduced by the rules that preserve deadlocks, within
             // a fiftieth of the time (at most 2 s); the verdict is the original net's.

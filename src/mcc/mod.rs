@@ -9,4 +9,4 @@ pub mod examine;
 pub mod instance;
 
 pub use answer::Examination;
-pub use examine::{Answer, DeadlockMethod, examine};
+pub use examine::{Answer, DeadlockMethod, Options, examine, examine_with};

@@ -9,9 +9,17 @@ use super::{Report, head, tail};
 use crate::formats::Format;
 use crate::model::net::Net;
 use crate::report::stats::Stats;
+use crate::structural::summary::Summary;
 
-/// The description of `net`, read from `file` in `format`, `elapsed` after the run started.
-pub fn report(net: &Net, format: Format, file: &Path, elapsed: Duration) -> Report {
+/// The description of `net`, read from `file` in `format`, with its structural `summary`,
+/// `elapsed` after the run started.
+pub fn report(
+    net: &Net,
+    format: Format,
+    file: &Path,
+    summary: &Summary,
+    elapsed: Duration,
+) -> Report {
     let s = net.structure();
     let mut stats = Stats::new();
     head(&mut stats, file, "info", true);
@@ -66,6 +74,7 @@ pub fn report(net: &Net, format: Format, file: &Path, elapsed: Duration) -> Repo
     stats.add("free_choice", "free-choice", s.free_choice);
     stats.add("state_machine", "state machine", s.state_machine);
     stats.add("marked_graph", "marked graph", s.marked_graph);
+    structural(&mut stats, summary);
     tail(&mut stats, elapsed);
     Report {
         stats,
@@ -73,4 +82,56 @@ pub fn report(net: &Net, format: Format, file: &Path, elapsed: Duration) -> Repo
         found: false,
         complete: true,
     }
+}
+
+/// The fields of the structural summary.
+fn structural(stats: &mut Stats, s: &Summary) {
+    stats.add("p_semiflows", "P-semiflows", s.p_semiflows);
+    stats.add(
+        "p_semiflows_complete",
+        "P-semiflows all found",
+        s.p_complete,
+    );
+    stats.add(
+        "places_covered",
+        "places covered by P-semiflows",
+        s.places_covered,
+    );
+    stats.add(
+        "structurally_bounded",
+        "structurally bounded (P-semiflows)",
+        s.structurally_bounded,
+    );
+    stats.add("bounded", "bounded (invariants)", s.bounded);
+    stats.add("safe_certificate", "1-safe (invariants)", s.safe);
+    stats.add(
+        "max_place_bound",
+        "largest place bound",
+        s.max_bound.map_or(Value::Null, Value::from),
+    );
+    stats.add("dead_transitions", "dead transitions", s.dead_transitions);
+    stats.add("t_semiflows", "T-semiflows", s.t_semiflows);
+    stats.add(
+        "t_semiflows_complete",
+        "T-semiflows all found",
+        s.t_complete,
+    );
+    stats.add(
+        "transitions_covered",
+        "transitions covered by T-semiflows",
+        s.transitions_covered,
+    );
+    stats.add(
+        "deadlock_free_by_traps",
+        "deadlock-free (siphons and traps)",
+        match s.deadlock_free_by_traps {
+            Some(true) => "yes",
+            _ => "unknown",
+        },
+    );
+    stats.add(
+        "structural_s",
+        "structural analysis (s)",
+        s.time.as_secs_f64(),
+    );
 }

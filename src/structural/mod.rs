@@ -4,6 +4,8 @@
 //! - [`semiflows`]: P-semiflows (`y·M = y·M₀` on every reachable marking), by the Farkas
 //!   algorithm within a [`Budget`], and, when it cannot finish, 0/1 semiflows through the
 //!   places left by a bounded search (`cover`);
+//! - [`tsemiflows`]: T-semiflows (`C·x = 0`), the Farkas algorithm on the transposed
+//!   incidence: in a bounded net, transitions outside their supports fire finitely often;
 //! - [`dead`]: transitions that can never fire, places whose marking never changes;
 //! - [`reduce`]: structural reductions preserving deadlocks, reachability or LTL-X, with the
 //!   map back to the original net;
@@ -12,6 +14,8 @@
 //!   by LP, each certified by a dual vector checked in exact arithmetic;
 //! - [`traps`]: deadlock freedom when every set of places that could be empty at a dead
 //!   marking holds an initially marked trap (a SAT search over such sets).
+//!
+//! - [`summary`]: what they say of the net as a whole (`unfold info`).
 //!
 //! [`Facts`] gathers them for one net, computed once. Every fact is sound on its own: it holds
 //! of every reachable marking, whatever the budget (a smaller budget finds fewer facts, never
@@ -23,7 +27,9 @@ pub mod dead;
 pub mod reduce;
 pub mod semiflows;
 pub mod state_equation;
+pub mod summary;
 pub mod traps;
+pub mod tsemiflows;
 
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,8 @@ answers: the formula examinations (16 formulas each) and the global properties
 (ReachabilityDeadlock, OneSafe, QuasiLiveness, StableMarking, Liveness: one answer each).
 
 Usage: tools/mcc/properties.py [--timeout S] [--jobs N] [--examinations E,E] [--binary B]
-                               [--instances NAME,NAME] [--csv OUT] [--coloured] [MCC_DIR]
+                               [--instances NAME,NAME] [--csv OUT] [--coloured]
+                               [--no-reduce] [MCC_DIR]
 
 MCC_DIR defaults to ../shared/mcc (one folder per instance, oracle.tsv beside them). Every
 P/T instance (iscolored FALSE; with --coloured every coloured one) is answered with `unfold mcc --examination E --timeout S`
@@ -13,7 +14,9 @@ UpperBounds; also LTLCardinality, LTLFireability, CTLCardinality, CTLFireability
 StateSpace; `--examinations global` for the five global properties). Prints, per examination and per
 engine (the TECHNIQUES of the answer line),
 how many formulas were answered, how many of the contest's known answers were given, and
-every wrong answer; exits 1 when an answer differs from a known one.
+every wrong answer; exits 1 when an answer differs from a known one. `--no-reduce` passes
+`--no-reduce` to `unfold mcc` (the engines on the nets as given, to compare); answers found on
+a reduced net count under their engine with `+reduced`.
 """
 
 import argparse
@@ -34,6 +37,9 @@ def engine_of(line):
     if "TECHNIQUES" not in words:
         return "none"
     tech = words[words.index("TECHNIQUES") + 1 :]
+    if "STRUCTURAL_REDUCTION" in tech:
+        rest = [t for t in tech if t != "STRUCTURAL_REDUCTION"]
+        return engine_of(" ".join(words[: words.index("TECHNIQUES") + 1] + rest)) + "+reduced"
     if "SAT_SMT" in tech and "TOPOLOGICAL" in tech:
         return "traps"
     if "SAT_SMT" in tech:
@@ -47,10 +53,11 @@ def engine_of(line):
     return "+".join(tech)
 
 
-def run(binary, folder, exam, timeout):
+def run(binary, folder, exam, timeout, extra):
     start = time.monotonic()
     proc = subprocess.run(
-        [binary, "mcc", "--dir", folder, "--examination", exam, "--timeout", f"{timeout}s"],
+        [binary, "mcc", "--dir", folder, "--examination", exam, "--timeout", f"{timeout}s"]
+        + extra,
         capture_output=True,
         text=True,
         timeout=timeout * 2 + 60,
@@ -73,6 +80,7 @@ def main():
     ap.add_argument("--binary", default=os.path.join(root, "target", "release", "unfold"))
     ap.add_argument("--csv", default="")
     ap.add_argument("--coloured", action="store_true", help="the coloured instances instead")
+    ap.add_argument("--no-reduce", action="store_true", help="unfold mcc --no-reduce")
     args = ap.parse_args()
 
     oracle = {}
@@ -91,6 +99,7 @@ def main():
             instances.append((name, folder))
     exams = GLOBAL if args.examinations == "global" else args.examinations.split(",")
     jobs = [(n, f, e) for (n, f) in instances for e in exams]
+    extra = ["--no-reduce"] if args.no_reduce else []
 
     # exam -> counters
     asked = collections.Counter()
@@ -101,7 +110,7 @@ def main():
     wrong = []
     rows = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(run, args.binary, f, e, args.timeout): (n, e) for (n, f, e) in jobs}
+        futures = {pool.submit(run, args.binary, f, e, args.timeout, extra): (n, e) for (n, f, e) in jobs}
         for fut in concurrent.futures.as_completed(futures):
             name, exam = futures[fut]
             lines, seconds, rc = fut.result()

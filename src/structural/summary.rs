@@ -1,0 +1,98 @@
+//! What the structural analysis says of a net as a whole, for `unfold info`: the invariants
+//! and how much of the net they cover, the bounds they give (structural boundedness, a
+//! 1-safety certificate), the T-semiflows, and the siphon-trap verdict on deadlocks.
+
+use std::time::{Duration, Instant};
+
+use super::traps::{TrapVerdict, deadlock_free};
+use super::tsemiflows::t_semiflows;
+use super::{Budget, Facts};
+use crate::model::net::{Net, PlaceIdx};
+
+/// The structural summary of a net.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// P-semiflows found.
+    pub p_semiflows: usize,
+    /// Whether they generate every P-semiflow (the computation finished).
+    pub p_complete: bool,
+    /// Places in the support of some P-semiflow.
+    pub places_covered: usize,
+    /// Every place is covered by a P-semiflow of the whole net (no transition was set aside
+    /// as dead): the net is conservative, so bounded for every initial marking (structurally
+    /// bounded).
+    pub structurally_bounded: bool,
+    /// Every place has an upper bound from the invariants: the net is bounded.
+    pub bounded: bool,
+    /// Every place is bounded by one token: a certificate of 1-safety (without a NUPN block).
+    pub safe: bool,
+    /// The largest upper bound of a place, when every place has one.
+    pub max_bound: Option<u64>,
+    /// Transitions the facts show never fire.
+    pub dead_transitions: usize,
+    /// T-semiflows found (over the transitions that may fire).
+    pub t_semiflows: usize,
+    /// Whether they generate every T-semiflow.
+    pub t_complete: bool,
+    /// Transitions in the support of some T-semiflow.
+    pub transitions_covered: usize,
+    /// The siphon-trap argument: `Some(true)` when every set of places that could be empty at
+    /// a dead marking holds an initially marked trap (no deadlock); `None` when it proves
+    /// nothing (a candidate set without a marked trap, or out of time).
+    pub deadlock_free_by_traps: Option<bool>,
+    /// The time the three computations took.
+    pub time: Duration,
+}
+
+impl Summary {
+    /// The summary of `net`, each of the three computations (facts, T-semiflows, traps)
+    /// within a third of `time`.
+    pub fn of(net: &Net, time: Duration) -> Summary {
+        let start = Instant::now();
+        let third = time / 3;
+        let facts = Facts::of(
+            net,
+            &Budget {
+                time: third,
+                ..Budget::default()
+            },
+        );
+        let p = facts.semiflows();
+        let covered = p.covered(net.places.len());
+        let uppers: Option<Vec<u64>> = (0..net.places.len())
+            .map(|q| facts.upper(q as PlaceIdx))
+            .collect();
+        let t = t_semiflows(
+            net,
+            facts.dead(),
+            &Budget {
+                time: third,
+                ..Budget::default()
+            },
+        );
+        let deadline = Instant::now() + third;
+        let traps = match deadlock_free(net, &facts, deadline) {
+            TrapVerdict::DeadlockFree { .. } => Some(true),
+            TrapVerdict::Candidate(_) | TrapVerdict::GaveUp => None,
+        };
+        Summary {
+            p_semiflows: p.flows.len(),
+            p_complete: p.complete(),
+            places_covered: covered.iter().filter(|&&c| c).count(),
+            structurally_bounded: covered.iter().all(|&c| c) && !facts.dead().contains(&true),
+            bounded: uppers.is_some(),
+            safe: uppers.as_ref().is_some_and(|u| u.iter().all(|&b| b <= 1)),
+            max_bound: uppers.and_then(|u| u.into_iter().max()),
+            dead_transitions: facts.dead().iter().filter(|&&d| d).count(),
+            t_semiflows: t.flows.len(),
+            t_complete: t.complete,
+            transitions_covered: t
+                .covered(net.transitions.len())
+                .iter()
+                .filter(|&&c| c)
+                .count(),
+            deadlock_free_by_traps: traps,
+            time: start.elapsed(),
+        }
+    }
+}
