@@ -135,7 +135,7 @@ fn timeout_gives_incomplete_statistics() {
 #[test]
 fn read_arcs_are_reported_as_self_loops() {
     let out = unfold()
-        .args(["prefix", "-q"])
+        .args(["prefix", "-q", "--read-arcs", "self-loops"])
         .arg(shared().join("pep/cont/peterson.ll_net"))
         .output()
         .unwrap();
@@ -144,7 +144,7 @@ fn read_arcs_are_reported_as_self_loops() {
     assert!(text.contains("self-loops"), "{text}");
     // Same reachable behaviour as the plain net: same deadlock answer.
     unfold()
-        .args(["prefix", "--deadlock", "-q"])
+        .args(["prefix", "--deadlock", "-q", "--read-arcs", "self-loops"])
         .arg(shared().join("pep/cont/peterson.ll_net"))
         .assert()
         .code(0);

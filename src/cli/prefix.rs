@@ -270,7 +270,11 @@ fn run_contextual(
     let refused = args.dot.is_some() && nodes > args.dot_limit;
     if let Some(path) = args.dot.as_ref().filter(|_| !refused) {
         let mut buf = Vec::new();
-        unfold::report::contextual_dot::write_contextual_net(net, &r.prefix, &mut buf)?;
+        let deadlock = match &r.deadlock {
+            Some(unfold::explore::prefix::DeadlockAnswer::Found(run)) => run.as_slice(),
+            _ => &[],
+        };
+        unfold::report::contextual_dot::write_contextual_net(net, &r.prefix, deadlock, &mut buf)?;
         if path == Path::new("-") {
             io::stdout().lock().write_all(&buf)?;
         } else {

@@ -16,32 +16,28 @@ use crate::report::stats::{Stats, human_bytes};
 /// The run and final marking of a configuration of the prefix that ends in a deadlock, by the
 /// net's labels.
 pub fn deadlock_witness(net: &Net, r: &PrefixRun, config: &[u32]) -> Witness {
-    let run = config
+    let transitions: Vec<u32> = config
         .iter()
-        .map(|&e| {
-            net.transitions[r.prefix.events[e as usize].transition as usize]
-                .label
-                .to_string()
-        })
+        .map(|&e| r.prefix.events[e as usize].transition)
         .collect();
-    let places = r.prefix.marking(config);
+    safe_witness(net, &transitions, &r.prefix.marking(config))
+}
+
+/// A witness of a safe net: the run (transition indices) and the places marked at its end.
+fn safe_witness(net: &Net, run: &[u32], places: &[u32]) -> Witness {
     let labels: Vec<&str> = places
         .iter()
         .map(|&p| net.places[p as usize].label.as_str())
         .collect();
-    let mut tokens = vec![0u64; net.places.len()];
-    for &p in &places {
-        tokens[p as usize] += 1;
-    }
-    let marking = net
-        .places
+    let marking = places
         .iter()
-        .zip(tokens)
-        .filter(|&(_, k)| k > 0)
-        .map(|(p, k)| (p.id.to_string(), k))
+        .map(|&p| (net.places[p as usize].id.to_string(), 1))
         .collect();
     Witness {
-        run,
+        run: run
+            .iter()
+            .map(|&t| net.transitions[t as usize].label.to_string())
+            .collect(),
         state: format!("{{{}}}", labels.join(", ")),
         marking: Some(marking),
     }
@@ -153,23 +149,11 @@ fn stop_note(
 /// by the net's labels.
 pub fn contextual_witness(net: &Net, r: &ContextualRun, run: &[u32]) -> Witness {
     let p = &r.prefix;
-    Witness {
-        run: run
-            .iter()
-            .map(|&e| {
-                let t = p.events[e as usize].transition;
-                net.transitions[t as usize].label.to_string()
-            })
-            .collect(),
-        state: format!(
-            "{{{}}}",
-            p.marking(run)
-                .iter()
-                .map(|&pl| net.places[pl as usize].label.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
+    let transitions: Vec<u32> = run
+        .iter()
+        .map(|&e| p.events[e as usize].transition)
+        .collect();
+    safe_witness(net, &transitions, &p.marking(run))
 }
 
 /// The report of `r`, the contextual prefix of `net` (read from `file`), which took

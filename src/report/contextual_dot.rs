@@ -1,38 +1,35 @@
 //! DOT rendering of a contextual occurrence net (a prefix built by `unfold prefix` on a net
-//! with read arcs).
+//! with read arcs), in the style of every other drawing ([`super::dot_style`]).
 //!
-//! As for plain prefixes, conditions are circles labelled with their place and events boxes
-//! labelled `eN:transition`, here with their number of histories when it is above one; read
-//! arcs are undirected edges (`dir=none`). An event all of whose histories are cutoffs is grey
-//! and dashed.
+//! Conditions are circles `cN:place`, events boxes `eN:transition`, with their number of
+//! histories when it is above one; read arcs are undirected dashed edges. An event all of whose
+//! histories are cutoffs is grey and dashed; the events of a deadlocking configuration are red.
 
 use std::io::Write;
 
-use dot_writer::{Attributes, Color, DotWriter, Shape, Style};
+use dot_writer::DotWriter;
 
+use super::dot_style::{self as style, EventKind};
 use crate::explore::contextual::{ContextualPrefix, HistoryState};
 use crate::model::net::Net;
 
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-/// Renders `prefix` (of `net`) as DOT into `out` (the caller checks the size limit).
+/// Renders `prefix` (of `net`) as DOT into `out`; the events of `deadlock` (by index) are
+/// drawn red. The caller checks the size limit.
 pub fn write_contextual_net(
     net: &Net,
     prefix: &ContextualPrefix,
+    deadlock: &[u32],
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
+    let number = |i: u32| i + style::FIRST;
     let mut bytes = Vec::new();
     {
         let mut writer = DotWriter::from(&mut bytes);
         let mut g = writer.digraph();
-        g.graph_attributes()
-            .set_label(&escape(&format!("contextual prefix of {}", net.name)));
+        style::header(&mut g, &format!("contextual prefix of {}", net.name));
         for (i, c) in prefix.conditions.iter().enumerate() {
-            let mut n = g.node_named(format!("c{i}"));
-            n.set_shape(Shape::Circle)
-                .set_label(&escape(&net.places[c.place as usize].label));
+            let place = &net.places[c.place as usize].label;
+            style::condition(&mut g, number(i as u32), place);
         }
         for (i, e) in prefix.events.iter().enumerate() {
             let histories = e
@@ -42,31 +39,32 @@ pub fn write_contextual_net(
                 .count();
             let t = &net.transitions[e.transition as usize].label;
             let label = if histories > 1 {
-                format!("e{i}:{t} ({histories} histories)")
+                format!("{t} ({histories} histories)")
             } else {
-                format!("e{i}:{t}")
+                t.to_string()
             };
-            let mut n = g.node_named(format!("e{i}"));
-            n.set_shape(Shape::Rectangle).set_label(&escape(&label));
-            if e.cutoff {
-                n.set_style(Style::Dashed)
-                    .set_color(Color::Grey)
-                    .set_font_color(Color::Grey);
-            }
+            let kind = if e.cutoff {
+                EventKind::Cutoff
+            } else if deadlock.contains(&(i as u32)) {
+                EventKind::Deadlock
+            } else {
+                EventKind::Plain
+            };
+            style::event(&mut g, number(i as u32), &label, kind);
         }
         for (i, e) in prefix.events.iter().enumerate() {
+            let ev = number(i as u32);
             for &b in &e.preset {
-                g.edge(format!("c{b}"), format!("e{i}"));
+                style::flow(&mut g, style::condition_id(number(b)), style::event_id(ev));
             }
             for &c in &e.context {
-                g.edge(format!("c{c}"), format!("e{i}"))
-                    .attributes()
-                    .set("dir", "none", false);
+                style::read_arc(&mut g, number(c), ev);
             }
             for &c in &e.postset {
-                g.edge(format!("e{i}"), format!("c{c}"));
+                style::flow(&mut g, style::event_id(ev), style::condition_id(number(c)));
             }
         }
+        style::legend(&mut g, true);
     }
     out.write_all(&bytes)?;
     out.write_all(b"\n")
