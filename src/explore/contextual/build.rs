@@ -339,13 +339,23 @@ impl<'n> Builder<'n> {
             let ev = &self.prefix.events[e as usize];
             (ev.postset.clone(), ev.context.clone())
         };
+        let mut made = Vec::new();
+        // The candidates of `h` stay the same while its generating enriched conditions are
+        // made (extensions add histories, not enriched conditions); reading ones make compound
+        // ones, so each reading one asks again.
+        let candidates = if h == 0 {
+            Vec::new()
+        } else {
+            self.candidates(h)
+        };
         for c in post {
             // Conditions of places no transition uses get inert enriched conditions too: two
             // tokens there make the net unsafe all the same.
             let p = self.prefix.conditions[c as usize].place as usize;
             let used = !self.consumers[p].is_empty() || !self.readers[p].is_empty();
             let r = self.new_enriched(c, Enrichment::Generating(h), live && used);
-            self.co_add(r, h);
+            self.co_add(r, &made, &candidates);
+            made.push(r);
             self.check_safe(r);
             if live && used {
                 self.extend_generating(r);
@@ -360,7 +370,9 @@ impl<'n> Builder<'n> {
                 continue;
             }
             let r = self.new_enriched(c, Enrichment::Reading(h), true);
-            self.co_add(r, h);
+            let candidates = self.candidates(h);
+            self.co_add(r, &made, &candidates);
+            made.push(r);
             self.extend_consuming(r);
             self.combine(r);
         }
@@ -405,31 +417,13 @@ impl<'n> Builder<'n> {
         }
     }
 
-    /// The concurrency list of a new generating or reading enriched condition `r` of history
-    /// `h`: itself, the other enriched conditions of `h`, and the candidates of `h`.
-    fn co_add(&mut self, r: u32, h: u32) {
-        let e = self.prefix.histories[h as usize].event;
-        let cond = self.ecs[r as usize].cond;
+    /// The concurrency list of a new generating or reading enriched condition `r` of a
+    /// history `h`: itself, the enriched conditions `siblings` made for `h` before it, and the
+    /// `candidates` of `h` ([`Self::candidates`]).
+    fn co_add(&mut self, r: u32, siblings: &[u32], candidates: &[u32]) {
         let mut co = vec![r];
-        let siblings: Vec<u32> = if e == NONE {
-            (0..self.prefix.initial).collect()
-        } else {
-            let ev = &self.prefix.events[e as usize];
-            ev.postset.iter().chain(&ev.context).copied().collect()
-        };
-        for c in siblings {
-            if c == cond {
-                continue;
-            }
-            for &rp in &self.prefix.conditions[c as usize].enriched {
-                if self.ecs[rp as usize].history() == Some(h) {
-                    co.push(rp);
-                }
-            }
-        }
-        if h != 0 {
-            co.extend(self.candidates(h));
-        }
+        co.extend_from_slice(siblings);
+        co.extend_from_slice(candidates);
         co.sort_unstable();
         co.dedup();
         for &rp in &co {
@@ -448,9 +442,23 @@ impl<'n> Builder<'n> {
     fn candidates(&mut self, h: u32) -> Vec<u32> {
         let m = self.next_epoch();
         let hist = &self.prefix.histories[h as usize];
-        let Some(&first) = hist.built_from.first() else {
+        // The intersection first, from the shortest list; the filters after, on what is left.
+        let mut lists: Vec<&[u32]> = hist
+            .built_from
+            .iter()
+            .map(|&r| self.ecs[r as usize].co.as_slice())
+            .collect();
+        lists.sort_by_key(|l| l.len());
+        let Some(shortest) = lists.first() else {
             return Vec::new();
         };
+        let mut out = shortest.to_vec();
+        for list in &lists[1..] {
+            if out.is_empty() {
+                break;
+            }
+            intersect_sorted(&mut out, list);
+        }
         let e = hist.event;
         let ev = &self.prefix.events[e as usize];
         for &c in &ev.preset {
@@ -462,32 +470,20 @@ impl<'n> Builder<'n> {
         for &x in &hist.readers_of_preset {
             self.event_mark[x as usize] = 0;
         }
-        let mut out = Vec::new();
-        for &rp in &self.ecs[first as usize].co {
+        out.retain(|&rp| {
             if self.cond_mark[self.ecs[rp as usize].cond as usize] == m {
-                continue;
+                return false;
             }
             let mut ok = true;
             for_each_part(&self.ecs, rp, |hp| {
-                if ok
-                    && self.prefix.histories[hp as usize]
+                ok = ok
+                    && !self.prefix.histories[hp as usize]
                         .readers_of_cut
                         .iter()
-                        .any(|&x| self.event_mark[x as usize] == m)
-                {
-                    ok = false;
-                }
+                        .any(|&x| self.event_mark[x as usize] == m);
             });
-            if ok {
-                out.push(rp);
-            }
-        }
-        for &ri in &hist.built_from[1..] {
-            if out.is_empty() {
-                break;
-            }
-            intersect_sorted(&mut out, &self.ecs[ri as usize].co);
-        }
+            ok
+        });
         out
     }
 

@@ -162,15 +162,24 @@ pub fn sorted_contains(list: &[u32], x: u32) -> bool {
     list.binary_search(&x).is_ok()
 }
 
-/// The elements of sorted `a` also in sorted `b`, in place.
+/// The elements of sorted `a` also in sorted `b`, in place. Concurrency lists grow long
+/// while the candidates shrink fast, so a short `a` searches `b` by halving instead of
+/// walking it.
 pub fn intersect_sorted(a: &mut Vec<u32>, b: &[u32]) {
     let mut j = 0;
-    a.retain(|&x| {
-        while j < b.len() && b[j] < x {
-            j += 1;
-        }
-        j < b.len() && b[j] == x
-    });
+    if a.len() * 16 < b.len() {
+        a.retain(|&x| {
+            j += b[j..].partition_point(|&y| y < x);
+            j < b.len() && b[j] == x
+        });
+    } else {
+        a.retain(|&x| {
+            while j < b.len() && b[j] < x {
+                j += 1;
+            }
+            j < b.len() && b[j] == x
+        });
+    }
 }
 
 #[cfg(test)]
@@ -185,5 +194,10 @@ mod tests {
         let mut b = vec![2];
         intersect_sorted(&mut b, &[]);
         assert!(b.is_empty());
+        // A short list against a long one (the halving search).
+        let long: Vec<u32> = (0..1000).map(|x| 2 * x).collect();
+        let mut c = vec![1, 4, 500, 998, 1998, 3000];
+        intersect_sorted(&mut c, &long);
+        assert_eq!(c, vec![4, 500, 998, 1998]);
     }
 }
