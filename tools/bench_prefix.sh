@@ -101,6 +101,12 @@ print(nev, nco, cut)
 ' "$tmp/mole.mci"
 }
 
+machine() { # the line saying where and when the table was made
+    local cpu
+    cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+    echo "Machine: $(nproc) cores, ${cpu:-unknown CPU}; load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%d); $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+}
+
 if $scale; then
     ring() { # N -> a PEP net: one token on a cycle of N places
         python3 -c '
@@ -121,8 +127,7 @@ for i in range(n):
     w("%d>%d\n" % (i + 1, i + 1))
 ' "$1"
     }
-    cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-    echo "Machine: $(nproc) cores, ${cpu:-unknown CPU}; load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%d); $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    machine
     echo "unfold prefix, best of $runs rounds, CPU seconds (user+sys), parsing included"
     echo
     head="| net | N | events | unfold (s) | µs/event |"
@@ -172,8 +177,7 @@ tools=(unfold)
 [ -n "$cunf" ] && tools+=(cunf)
 [ -n "$mole" ] && tools+=(mole)
 
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-echo "Machine: $(nproc) cores, ${cpu:-unknown CPU}; load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%d); $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+machine
 echo "Tools: unfold=$bin base=${base:-none} cunf=${cunf:-absent} mole=${mole:-absent}; best of $runs rounds, CPU seconds (user+sys)"
 echo
 head="| net | events | conditions | cutoffs | unfold (s) | events/s |"
