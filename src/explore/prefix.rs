@@ -344,12 +344,10 @@ struct Pe {
 }
 
 impl Pe {
-    /// Bytes held, for the accounting.
+    /// Bytes held, for the accounting (the Parikh vector left out: it may come later, and
+    /// the sum added at the push must be the one taken away at the pop).
     fn bytes(&self) -> u64 {
-        (std::mem::size_of::<Pe>()
-            + 4 * (self.preset.len() + self.marking.len())
-            + 8 * self.parikh.get().map_or(0, |p| p.len())
-            + 32) as u64
+        (std::mem::size_of::<Pe>() + 4 * (self.preset.len() + self.marking.len()) + 32) as u64
     }
 }
 
@@ -554,6 +552,8 @@ struct Unfolder<'n> {
     mark_words: u64,
     // Scratch.
     places: Vec<u32>,
+    next_places: Vec<u32>,
+    bits: Vec<u64>,
     t_stamp: Vec<u32>,
     p_stamp: Vec<u32>,
     p_new: Vec<u32>,
@@ -669,6 +669,8 @@ impl<'n> Unfolder<'n> {
             pe_bytes: 0,
             mark_words: 0,
             places: Vec::new(),
+            next_places: Vec::new(),
+            bits: Vec::new(),
             t_stamp: vec![0; nt],
             p_stamp: vec![0; np],
             p_new: vec![NONE; np],
@@ -856,11 +858,28 @@ impl<'n> Unfolder<'n> {
         let cause = causes.next().unwrap_or(NONE);
         let one_cause = causes.all(|p| p == cause);
         let mut key = Vec::new();
-        let derived = one_cause && self.marks.places_of(cause, &mut self.places);
-        let (size, parikh) = if derived {
+        let dense = one_cause && self.marks.bits_of(cause, &mut self.bits);
+        let derived = dense || (one_cause && self.marks.places_of(cause, &mut self.places));
+        let (size, parikh) = if dense {
+            // Many tokens: the same step on the bitset.
+            let tr = &self.trs[t as usize];
+            for &p in &tr.pre {
+                self.bits[(p / 64) as usize] &= !(1 << (p % 64));
+            }
+            for &(p, _) in &tr.post {
+                self.bits[(p / 64) as usize] |= 1 << (p % 64);
+            }
+            self.marks.encode_bits(&self.bits, &mut key);
+            let size = match cause {
+                NONE => 1,
+                e => self.prefix.events[e as usize].size + 1,
+            };
+            (size, OnceCell::new())
+        } else if derived {
             // •pe lies in the cut of [cause]: take its places away, add pe•'s.
             let tr = &self.trs[t as usize];
-            let mut next = Vec::with_capacity(self.places.len() + tr.post.len());
+            let mut next = std::mem::take(&mut self.next_places);
+            next.clear();
             let (mut kept, mut post) = (
                 self.places
                     .iter()
@@ -892,6 +911,7 @@ impl<'n> Unfolder<'n> {
                 }
             }
             self.marks.encode_places(&next, &mut key);
+            self.next_places = next;
             let size = match cause {
                 NONE => 1,
                 e => self.prefix.events[e as usize].size + 1,

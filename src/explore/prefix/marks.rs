@@ -100,6 +100,25 @@ impl Marks {
         true
     }
 
+    /// When the marking of `[e]` is kept as a bitset: writes it into `bits` (one entry per
+    /// word) and returns `true`; the list form is read with [`places_of`](Self::places_of).
+    pub fn bits_of(&self, e: u32, bits: &mut Vec<u64>) -> bool {
+        let slot = slot_of(e);
+        if !self.kept.get(slot).copied().unwrap_or(false) {
+            return false;
+        }
+        let key = self.key(slot);
+        if key.len() < 2 * self.words {
+            return false;
+        }
+        bits.clear();
+        bits.extend(
+            key.chunks_exact(2)
+                .map(|pair| pair[0] as u64 | (pair[1] as u64) << 32),
+        );
+        true
+    }
+
     /// The first event (or [`NONE`] for ⊥) entered in the table with the marking `key`.
     pub fn find(&self, key: &[u32]) -> Option<u32> {
         let hash = FxBuildHasher.hash_one(key);
