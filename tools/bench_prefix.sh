@@ -17,8 +17,19 @@
 # MIN_EVENTS events are left out. A tool that fails or exceeds TIMEOUT seconds shows its status.
 #
 # Usage: tools/bench_prefix.sh [RUNS]    (env: CUNF, MOLE, BASE, TIMEOUT=300, MIN_EVENTS=0)
+#        tools/bench_prefix.sh scale [RUNS] (env: SIZES="10000 100000 1000000", BASE)
 # Needs python3 and ../shared/nets beside the checkout.
+#
+# `scale`: generated chains (one token through N transitions, tools/gen_net.py chain) and rings
+# (the same token on a cycle of N places: N events, the last a cutoff) for each N of SIZES, as
+# a table of CPU seconds and microseconds per event; a linear construction keeps that last
+# column flat. BASE, when set, is timed beside (its column left empty past TIMEOUT).
 set -euo pipefail
+scale=false
+if [ "${1:-}" = scale ]; then
+    scale=true
+    shift
+fi
 runs=${1:-3}
 timeout_s=${TIMEOUT:-300}
 min_events=${MIN_EVENTS:-0}
@@ -90,13 +101,83 @@ print(nev, nco, cut)
 ' "$tmp/mole.mci"
 }
 
+machine() { # the line saying where and when the table was made
+    local cpu
+    cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+    echo "Machine: $(nproc) cores, ${cpu:-unknown CPU}; load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%d); $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+}
+
+if $scale; then
+    ring() { # N -> a PEP net: one token on a cycle of N places
+        python3 -c '
+import sys
+n = int(sys.argv[1])
+w = sys.stdout.write
+w("PEP\nPTNet\nFORMAT_N2\nPL\n")
+for i in range(n):
+    w("%d\"s_%d\"%s\n" % (i + 1, i, "M1" if i == 0 else ""))
+w("TR\n")
+for i in range(n):
+    w("%d\"t_%d\"\n" % (i + 1, i))
+w("TP\n")
+for i in range(n):
+    w("%d<%d\n" % (i + 1, (i + 1) % n + 1))
+w("PT\n")
+for i in range(n):
+    w("%d>%d\n" % (i + 1, i + 1))
+' "$1"
+    }
+    machine
+    echo "unfold prefix, best of $runs rounds, CPU seconds (user+sys), parsing included"
+    echo
+    head="| net | N | events | unfold (s) | µs/event |"
+    rule="|---|---:|---:|---:|---:|"
+    if [ -n "$base" ]; then
+        head="$head base (s) | base µs/event |"
+        rule="$rule---:|---:|"
+    fi
+    echo "$head"
+    echo "$rule"
+    for family in chain ring; do
+        for n in ${SIZES:-10000 30000 100000 300000 1000000}; do
+            net="$tmp/$family-$n.ll_net"
+            if [ $family = chain ]; then
+                python3 tools/gen_net.py chain "$n" --format pep -o "$net"
+            else
+                ring "$n" >"$net"
+            fi
+            row=""
+            for t in unfold base; do
+                [ $t = base ] && [ -z "$base" ] && continue
+                best=-
+                for ((r = 0; r < runs; r++)); do
+                    read -r st secs < <("run_$t")
+                    [ "$st" = 0 ] || { best=$st; break; }
+                    ev=$(sizes_unfold | cut -d' ' -f1)
+                    if [ "$best" = - ] || awk -v a="$secs" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+                        best=$secs
+                    fi
+                done
+                if [ $t = unfold ]; then row="| $family | $n | ${ev:-?} |"; fi
+                if [[ "$best" =~ ^[0-9.]+$ ]]; then
+                    row="$row$(awk -v t="$best" -v e="$ev" 'BEGIN { printf " %.3f | %.2f |", t, 1e6 * t / e }')"
+                else
+                    row="$row $best | |"
+                fi
+            done
+            echo "$row"
+            rm -f "$net"
+        done
+    done
+    exit 0
+fi
+
 tools=(unfold)
 [ -n "$base" ] && tools+=(base)
 [ -n "$cunf" ] && tools+=(cunf)
 [ -n "$mole" ] && tools+=(mole)
 
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-echo "Machine: $(nproc) cores, ${cpu:-unknown CPU}; load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%d); $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+machine
 echo "Tools: unfold=$bin base=${base:-none} cunf=${cunf:-absent} mole=${mole:-absent}; best of $runs rounds, CPU seconds (user+sys)"
 echo
 head="| net | events | conditions | cutoffs | unfold (s) | events/s |"

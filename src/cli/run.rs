@@ -205,7 +205,15 @@ pub fn run(args: &RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let progress = Progress::spinner(args.output.quiet);
     // A drawing too large is said at once, as the events pass the limit; the run goes on.
     let mut said = false;
+    let counters = watchdog.counters(&[
+        ("maximal_configurations", "maximal configurations"),
+        ("events", "events"),
+        ("depth", "current configuration size"),
+    ]);
     let mut on_progress = |p: udpor::UdporProgress| {
+        counters.set(0, p.maximal_configurations);
+        counters.set(1, p.events);
+        counters.set(2, p.depth as u64);
         if let Some(limit) = dot_events
             && !said
             && p.events as usize > limit

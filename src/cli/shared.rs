@@ -298,6 +298,10 @@ fn stop_report(stopped: &Stopped<'_>, output: &OutputArgs) {
     modes::head(&mut stats, stopped.file, stopped.mode, false);
     stats.add_json("stopped", modes::stopped_json(Some(stopped.reason)));
     stats.add("phase", "stopped while", stopped.phase);
+    // What the explorer had counted when it was stopped (incomplete, as the report says).
+    for &(key, label, value) in &stopped.counters {
+        stats.add(key, label, value);
+    }
     modes::tail(&mut stats, stopped.elapsed);
     let mut notes = vec![modes::describe_stop(stopped.reason)];
     if !stopped.why.is_empty() {

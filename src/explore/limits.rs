@@ -99,6 +99,12 @@ impl Limits {
         self.memory_tripped.store(true, Ordering::Relaxed);
     }
 
+    /// Whether the memory watch tripped (the process passed the budget), without reporting a
+    /// stop: an explorer then measures its memory at once instead of at its next turn.
+    pub fn memory_tripped(&self) -> bool {
+        self.memory_tripped.load(Ordering::Relaxed)
+    }
+
     /// The memory budget in bytes, if any.
     pub fn mem_limit(&self) -> Option<u64> {
         self.mem_limit

@@ -18,6 +18,10 @@
 //!    contain some condition of `e•`; in a safe net such a co-set contains *every* condition of
 //!    `e•` whose place the transition consumes, so each pair `(t, X)` is found once.
 //!
+//! The size and marking of an extension with one cause (as in chains and rings) follow from its
+//! cause's ([`marks::Marks`] keeps every event's marking), so only extensions with several
+//! causes walk their history; Parikh vectors are computed when the order first compares them.
+//!
 //! Extensions leave the queue in increasing order (every new extension has the event just
 //! added in its past), so with a total order a marking already in the table always makes a
 //! cutoff.
@@ -37,17 +41,18 @@
 pub mod co;
 pub mod deadlock;
 pub mod heap;
+pub mod marks;
 pub mod order;
 
+use std::cell::OnceCell;
 use std::cmp::Ordering;
 use std::ops::Range;
-
-use rustc_hash::FxHashMap;
 
 use super::limits::{Limits, StopReason};
 use crate::model::net::{Net, PlaceIdx, TransIdx};
 use co::CoRelation;
 use heap::Heap;
+use marks::Marks;
 pub use order::Order;
 
 /// "No event": the producer of an initial condition, the correspondent ⊥ of a cutoff.
@@ -244,6 +249,10 @@ pub struct PrefixRun {
     pub bytes: u64,
     /// Seconds the deadlock search took (0 when not asked for).
     pub deadlock_seconds: f64,
+    /// Work of building the possible extensions: events visited walking their histories plus
+    /// marking words written. It grows with the prefix, not with its square, on chains and
+    /// rings (where every event has one cause); a measure that needs no clock.
+    pub work: u64,
 }
 
 /// Which phase of a run a limit stopped.
@@ -326,9 +335,20 @@ struct Pe {
     preset: Box<[u32]>,
     size: u32,
     depth: u32,
-    parikh: Box<[(u32, u32)]>,
-    marking: Box<[u64]>,
+    /// The Parikh vector of its local configuration, computed when first compared (an
+    /// extension with one cause gets its size and marking from that cause without a walk).
+    parikh: OnceCell<Box<[(u32, u32)]>>,
+    /// The marking of its local configuration, encoded by [`Marks`].
+    marking: Box<[u32]>,
     seq: u32,
+}
+
+impl Pe {
+    /// Bytes held, for the accounting (the Parikh vector left out: it may come later, and
+    /// the sum added at the push must be the one taken away at the pop).
+    fn bytes(&self) -> u64 {
+        (std::mem::size_of::<Pe>() + 4 * (self.preset.len() + self.marking.len()) + 32) as u64
+    }
 }
 
 /// Scratch space for walking local configurations.
@@ -338,6 +358,13 @@ struct Walk {
     epoch: u32,
     events: Vec<u32>,
     stack: Vec<u32>,
+    /// Occurrences of each transition (one entry per transition) in the configuration
+    /// counted last.
+    tcount: Vec<u32>,
+    /// The transitions counted (non-zero in `tcount`).
+    ttouched: Vec<u32>,
+    /// Events visited by all walks (part of [`PrefixRun::work`]).
+    visited: u64,
 }
 
 impl Walk {
@@ -367,6 +394,7 @@ impl Walk {
         }
         let stamp = &mut self.stamp[..];
         while let Some(e) = self.stack.pop() {
+            self.visited += 1;
             self.events.push(e);
             for &p in prefix.causes(e) {
                 if stamp[p as usize] != self.epoch {
@@ -376,6 +404,88 @@ impl Walk {
             }
         }
     }
+}
+
+impl Walk {
+    /// Walks the local configuration of the extension `(t, preset)` once, counting its
+    /// transitions into `tcount` (the ones seen listed in `ttouched`); returns its size.
+    fn count(
+        &mut self,
+        prefix: &Prefix,
+        ev_trans: &[TransIdx],
+        preset: &[u32],
+        t: TransIdx,
+    ) -> u32 {
+        self.begin(prefix.events.len());
+        self.ttouched.clear();
+        let epoch = self.epoch;
+        let Walk {
+            stamp,
+            stack,
+            tcount,
+            ttouched,
+            visited,
+            ..
+        } = self;
+        for &c in preset {
+            let p = prefix.conditions[c as usize].producer;
+            if p != NONE && stamp[p as usize] != epoch {
+                stamp[p as usize] = epoch;
+                stack.push(p);
+            }
+        }
+        let mut size = 1;
+        let mut count = |t: TransIdx| {
+            let n = &mut tcount[t as usize];
+            if *n == 0 {
+                ttouched.push(t);
+            }
+            *n += 1;
+        };
+        count(t);
+        while let Some(e) = stack.pop() {
+            size += 1;
+            count(ev_trans[e as usize]);
+            for &p in prefix.causes(e) {
+                if stamp[p as usize] != epoch {
+                    stamp[p as usize] = epoch;
+                    stack.push(p);
+                }
+            }
+        }
+        *visited += size as u64;
+        ttouched.sort_unstable();
+        size
+    }
+
+    /// The Parikh vector of what [`count`](Self::count) counted last, clearing the counts;
+    /// `odd` is called on every transition occurring an odd number of times.
+    fn parikh(&mut self, mut odd: impl FnMut(TransIdx)) -> Box<[(u32, u32)]> {
+        let tcount = &mut self.tcount;
+        self.ttouched
+            .iter()
+            .map(|&t| {
+                let n = std::mem::take(&mut tcount[t as usize]);
+                if n % 2 == 1 {
+                    odd(t);
+                }
+                (t, n)
+            })
+            .collect()
+    }
+}
+
+/// The Parikh vector of a possible extension's local configuration, computed once.
+fn parikh_of<'p>(
+    prefix: &Prefix,
+    ev_trans: &[TransIdx],
+    walk: &mut Walk,
+    pe: &'p Pe,
+) -> &'p [(u32, u32)] {
+    pe.parikh.get_or_init(|| {
+        walk.count(prefix, ev_trans, &pe.preset, pe.t);
+        walk.parikh(|_| {})
+    })
 }
 
 /// Foata normal form of a possible extension: `(depth, transition)` of its history and itself.
@@ -392,12 +502,22 @@ fn foata(prefix: &Prefix, walk: &mut Walk, pe: &Pe, out: &mut Vec<(u32, u32)>) {
 
 /// Compares two possible extensions by `order` (ties, which a total order only has between
 /// equal configurations, by creation).
-fn cmp_pe(prefix: &Prefix, walk: &mut Walk, order: Order, a: &Pe, b: &Pe) -> Ordering {
+fn cmp_pe(
+    prefix: &Prefix,
+    ev_trans: &[TransIdx],
+    walk: &mut Walk,
+    order: Order,
+    a: &Pe,
+    b: &Pe,
+) -> Ordering {
     let c = a.size.cmp(&b.size);
     if c != Ordering::Equal || order == Order::Size {
         return c.then(a.seq.cmp(&b.seq));
     }
-    let c = order::cmp_parikh(&a.parikh, &b.parikh);
+    let c = order::cmp_parikh(
+        parikh_of(prefix, ev_trans, walk, a),
+        parikh_of(prefix, ev_trans, walk, b),
+    );
     if c != Ordering::Equal {
         return c;
     }
@@ -421,13 +541,19 @@ struct Unfolder<'n> {
     free_pes: Vec<u32>,
     seq: u32,
     heap: Heap,
-    table: FxHashMap<Box<[u64]>, u32>,
+    /// The markings of the events' local configurations and the cutoff table.
+    marks: Marks,
     walk: Walk,
     /// The transition of every event (dense, for history walks).
     ev_trans: Vec<TransIdx>,
+    /// Bytes held by the queued extensions.
+    pe_bytes: u64,
+    /// Marking words written for extensions (part of [`PrefixRun::work`]).
+    mark_words: u64,
     // Scratch.
-    tcount: Vec<u32>,
-    ttouched: Vec<u32>,
+    places: Vec<u32>,
+    next_places: Vec<u32>,
+    bits: Vec<u64>,
     t_stamp: Vec<u32>,
     p_stamp: Vec<u32>,
     p_new: Vec<u32>,
@@ -447,6 +573,7 @@ pub fn unfold_prefix(
     let mut u = Unfolder::new(net, options.order);
     let stopped = u.run(limits, progress)?;
     let bytes = u.peak_bytes.max(u.bytes());
+    let work = u.walk.visited + u.mark_words;
     let mut run = PrefixRun {
         prefix: u.prefix,
         stopped,
@@ -454,6 +581,7 @@ pub fn unfold_prefix(
         read_arcs_as_loops: net.read_arc_count(),
         bytes,
         deadlock_seconds: 0.0,
+        work,
     };
     if options.deadlock {
         run.decide_deadlock(limits, &mut |_| {});
@@ -518,6 +646,7 @@ impl<'n> Unfolder<'n> {
                 m0[p / 64] |= 1 << (p % 64);
             }
         }
+        let marks = Marks::new(words, &m0);
         Unfolder {
             net,
             order,
@@ -531,11 +660,17 @@ impl<'n> Unfolder<'n> {
             free_pes: Vec::new(),
             seq: 0,
             heap: Heap::default(),
-            table: FxHashMap::default(),
-            walk: Walk::default(),
+            marks,
+            walk: Walk {
+                tcount: vec![0; nt],
+                ..Walk::default()
+            },
             ev_trans: Vec::new(),
-            tcount: vec![0; nt],
-            ttouched: Vec::new(),
+            pe_bytes: 0,
+            mark_words: 0,
+            places: Vec::new(),
+            next_places: Vec::new(),
+            bits: Vec::new(),
             t_stamp: vec![0; nt],
             p_stamp: vec![0; np],
             p_new: vec![NONE; np],
@@ -547,12 +682,10 @@ impl<'n> Unfolder<'n> {
     }
 
     fn bytes(&self) -> u64 {
-        let pe_bytes: u64 = self.heap.len() as u64
-            * (std::mem::size_of::<Pe>() as u64 + 8 * self.words as u64 + 32);
         self.prefix.bytes()
             + self.co.bytes()
-            + self.table.len() as u64 * (self.words as u64 * 8 + 32)
-            + pe_bytes
+            + self.marks.bytes()
+            + self.pe_bytes
             + self.heap.bytes()
     }
 
@@ -596,7 +729,6 @@ impl<'n> Unfolder<'n> {
         self.prefix.initial = n0;
         self.prefix.pred_start.push(0);
         self.co.add_initial(n0);
-        self.table.insert(self.m0.clone().into_boxed_slice(), NONE);
         // Transitions without preset: enabled forever.
         for t in 0..self.trs.len() {
             if self.trs[t].pre.is_empty() && !self.trs[t].dead {
@@ -627,7 +759,10 @@ impl<'n> Unfolder<'n> {
                 }
             }
             let Some(id) = self.pop() else { break };
-            let pe = self.pes[id as usize].take().expect("queued extension");
+            let Some(pe) = self.pes[id as usize].take() else {
+                continue;
+            };
+            self.pe_bytes = self.pe_bytes.saturating_sub(pe.bytes());
             self.free_pes.push(id);
             self.add_event(pe)?;
         }
@@ -642,12 +777,14 @@ impl<'n> Unfolder<'n> {
             prefix,
             walk,
             order,
+            ev_trans,
             ..
         } = self;
         let order = *order;
         heap.pop(&mut |a, b| {
             cmp_pe(
                 prefix,
+                ev_trans,
                 walk,
                 order,
                 pes[a as usize].as_ref().unwrap(),
@@ -657,6 +794,7 @@ impl<'n> Unfolder<'n> {
     }
 
     fn push(&mut self, pe: Pe) {
+        self.pe_bytes += pe.bytes();
         let id = match self.free_pes.pop() {
             Some(id) => {
                 self.pes[id as usize] = Some(pe);
@@ -673,12 +811,14 @@ impl<'n> Unfolder<'n> {
             prefix,
             walk,
             order,
+            ev_trans,
             ..
         } = self;
         let order = *order;
         heap.push(id, &mut |a, b| {
             cmp_pe(
                 prefix,
+                ev_trans,
                 walk,
                 order,
                 pes[a as usize].as_ref().unwrap(),
@@ -709,24 +849,91 @@ impl<'n> Unfolder<'n> {
                 .map_or(0, |a| a.0);
             return Err(self.not_safe(p, &producers, Some(t)));
         }
-        let size = self.count_history(&preset, t);
-        // The marking by parity (see `Tr::delta`): only transitions occurring an odd number of
-        // times change it, so it costs the Parikh vector's length, not the history's.
-        let mut marking = self.m0.clone();
-        self.ttouched.sort_unstable();
-        let parikh: Box<[(u32, u32)]> = self
-            .ttouched
+        // One cause (or none): `[pe] = [cause] + pe`, so the size and the marking follow from
+        // the cause's without walking its history, which keeps chains and rings linear.
+        let mut causes = preset
             .iter()
-            .map(|&t| {
-                let n = std::mem::take(&mut self.tcount[t as usize]);
-                if n % 2 == 1 {
-                    for &(w, mask) in &self.trs[t as usize].delta {
-                        marking[w as usize] ^= mask;
+            .map(|&c| self.prefix.conditions[c as usize].producer)
+            .filter(|&p| p != NONE);
+        let cause = causes.next().unwrap_or(NONE);
+        let one_cause = causes.all(|p| p == cause);
+        let mut key = Vec::new();
+        let dense = one_cause && self.marks.bits_of(cause, &mut self.bits);
+        let derived = dense || (one_cause && self.marks.places_of(cause, &mut self.places));
+        let (size, parikh) = if dense {
+            // Many tokens: the same step on the bitset.
+            let tr = &self.trs[t as usize];
+            for &p in &tr.pre {
+                self.bits[(p / 64) as usize] &= !(1 << (p % 64));
+            }
+            for &(p, _) in &tr.post {
+                self.bits[(p / 64) as usize] |= 1 << (p % 64);
+            }
+            self.marks.encode_bits(&self.bits, &mut key);
+            let size = match cause {
+                NONE => 1,
+                e => self.prefix.events[e as usize].size + 1,
+            };
+            (size, OnceCell::new())
+        } else if derived {
+            // •pe lies in the cut of [cause]: take its places away, add pe•'s.
+            let tr = &self.trs[t as usize];
+            let mut next = std::mem::take(&mut self.next_places);
+            next.clear();
+            let (mut kept, mut post) = (
+                self.places
+                    .iter()
+                    .copied()
+                    .filter(|p| tr.pre.binary_search(p).is_err())
+                    .peekable(),
+                tr.post.iter().map(|a| a.0).peekable(),
+            );
+            loop {
+                match (kept.peek(), post.peek()) {
+                    (Some(&x), Some(&y)) if x == y => {
+                        next.push(x);
+                        kept.next();
+                        post.next();
                     }
+                    (Some(&x), Some(&y)) if x < y => {
+                        next.push(x);
+                        kept.next();
+                    }
+                    (_, Some(&y)) => {
+                        next.push(y);
+                        post.next();
+                    }
+                    (Some(&x), None) => {
+                        next.push(x);
+                        kept.next();
+                    }
+                    (None, None) => break,
                 }
-                (t, n)
-            })
-            .collect();
+            }
+            self.marks.encode_places(&next, &mut key);
+            self.next_places = next;
+            let size = match cause {
+                NONE => 1,
+                e => self.prefix.events[e as usize].size + 1,
+            };
+            (size, OnceCell::new())
+        } else {
+            let size = self.walk.count(&self.prefix, &self.ev_trans, &preset, t);
+            // The marking by parity (see `Tr::delta`): only transitions occurring an odd
+            // number of times change it, so it costs the Parikh vector's length, not the
+            // history's.
+            let mut marking = self.m0.clone();
+            let trs = &self.trs;
+            let parikh = self.walk.parikh(|t| {
+                for &(w, mask) in &trs[t as usize].delta {
+                    marking[w as usize] ^= mask;
+                }
+            });
+            self.marks.encode_bits(&marking, &mut key);
+            self.mark_words += self.words as u64;
+            (size, OnceCell::from(parikh))
+        };
+        self.mark_words += key.len() as u64;
         let seq = self.seq;
         self.seq += 1;
         self.push(Pe {
@@ -735,71 +942,31 @@ impl<'n> Unfolder<'n> {
             size,
             depth: depth + 1,
             parikh,
-            marking: marking.into_boxed_slice(),
+            marking: key.into_boxed_slice(),
             seq,
         });
         Ok(())
     }
 
-    /// Walks the local configuration of the extension `(t, preset)` once, counting its
-    /// transitions into `tcount` (the ones seen listed in `ttouched`); returns its size.
-    fn count_history(&mut self, preset: &[u32], t: TransIdx) -> u32 {
-        let Unfolder {
-            prefix,
-            walk,
-            ev_trans,
-            tcount,
-            ttouched,
-            ..
-        } = self;
-        walk.begin(prefix.events.len());
-        ttouched.clear();
-        let epoch = walk.epoch;
-        let (stamp, stack) = (&mut walk.stamp[..], &mut walk.stack);
-        for &c in preset {
-            let p = prefix.conditions[c as usize].producer;
-            if p != NONE && stamp[p as usize] != epoch {
-                stamp[p as usize] = epoch;
-                stack.push(p);
-            }
-        }
-        let mut size = 1;
-        let mut count = |t: TransIdx| {
-            let n = &mut tcount[t as usize];
-            if *n == 0 {
-                ttouched.push(t);
-            }
-            *n += 1;
-        };
-        count(t);
-        while let Some(e) = stack.pop() {
-            size += 1;
-            count(ev_trans[e as usize]);
-            for &p in prefix.causes(e) {
-                if stamp[p as usize] != epoch {
-                    stamp[p as usize] = epoch;
-                    stack.push(p);
-                }
-            }
-        }
-        size
-    }
-
     /// Turns a possible extension into an event, decides whether it is a cutoff, and extends.
     fn add_event(&mut self, pe: Pe) -> Result<(), NotSafe> {
         let e = self.prefix.events.len() as u32;
-        let (cutoff, corresponding) = match self.table.get(&pe.marking) {
-            Some(&corr) => {
+        let found = self.marks.find(&pe.marking);
+        let (cutoff, corresponding) = match found {
+            Some(corr) => {
                 let smaller = self.order.is_total()
                     || corr == NONE
                     || self.prefix.events[corr as usize].size < pe.size;
                 (smaller, if smaller { corr } else { NONE })
             }
-            None => {
-                self.table.insert(pe.marking, e);
-                (false, NONE)
-            }
+            None => (false, NONE),
         };
+        if cutoff {
+            self.marks.push_none();
+        } else {
+            // Kept for the extensions this event causes; entered in the table when new.
+            self.marks.push(&pe.marking, found.is_none());
+        }
         let pre_start = self.prefix.presets.len() as u32;
         self.prefix.presets.extend_from_slice(&pe.preset);
         let first_pred = self.prefix.preds.len();
@@ -958,161 +1125,4 @@ impl<'n> Unfolder<'n> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::net::{ArcKind, NetBuilder};
-
-    /// A read arc beside an input arc on the same place: the firing consumes the token (the
-    /// net's semantics), the read adds nothing. Beside an output arc: the place gets a second
-    /// token, so the net is not safe.
-    #[test]
-    fn a_read_arc_beside_another_arc_of_its_place() {
-        let mut b = NetBuilder::new("read-and-take");
-        let p = b.add_place("p", None, 1).unwrap();
-        let q = b.add_place("q", None, 0).unwrap();
-        let t = b.add_transition("t", None).unwrap();
-        b.add_arc(p, t, ArcKind::Input, 1).unwrap();
-        b.add_arc(p, t, ArcKind::Read, 1).unwrap();
-        b.add_arc(q, t, ArcKind::Output, 1).unwrap();
-        let net = b.finish();
-        let options = PrefixOptions {
-            order: Order::Erv,
-            deadlock: true,
-        };
-        let run = unfold_prefix(&net, options, &Limits::default(), &mut |_| {}).unwrap();
-        assert_eq!(run.prefix.events.len(), 1);
-        assert_eq!(run.prefix.marking(&[0]), vec![q]);
-        assert_eq!(run.deadlock, Some(DeadlockAnswer::Found(vec![0])));
-
-        let mut b = NetBuilder::new("read-and-give");
-        let p = b.add_place("p", None, 1).unwrap();
-        let t = b.add_transition("t", None).unwrap();
-        b.add_arc(p, t, ArcKind::Read, 1).unwrap();
-        b.add_arc(p, t, ArcKind::Output, 1).unwrap();
-        let net = b.finish();
-        let err = unfold_prefix(&net, options, &Limits::default(), &mut |_| {}).unwrap_err();
-        assert_eq!(err.place, "p");
-    }
-
-    /// p0 -> a -> p1 -> b -> p0 plus q0 -> c -> q1: a cycle concurrent with a one-shot.
-    fn small() -> Net {
-        let mut b = NetBuilder::new("small");
-        let p0 = b.add_place("p0", None, 1).unwrap();
-        let p1 = b.add_place("p1", None, 0).unwrap();
-        let q0 = b.add_place("q0", None, 1).unwrap();
-        let q1 = b.add_place("q1", None, 0).unwrap();
-        let a = b.add_transition("a", None).unwrap();
-        let bb = b.add_transition("b", None).unwrap();
-        let c = b.add_transition("c", None).unwrap();
-        b.add_arc(p0, a, ArcKind::Input, 1).unwrap();
-        b.add_arc(p1, a, ArcKind::Output, 1).unwrap();
-        b.add_arc(p1, bb, ArcKind::Input, 1).unwrap();
-        b.add_arc(p0, bb, ArcKind::Output, 1).unwrap();
-        b.add_arc(q0, c, ArcKind::Input, 1).unwrap();
-        b.add_arc(q1, c, ArcKind::Output, 1).unwrap();
-        b.finish()
-    }
-
-    #[test]
-    fn cycle_and_one_shot() {
-        let net = small();
-        let r = unfold_prefix(
-            &net,
-            PrefixOptions {
-                order: Order::Mole,
-                deadlock: true,
-            },
-            &Limits::default(),
-            &mut |_| {},
-        )
-        .unwrap();
-        // Events: a, c, b (cutoff: back to p0 with q0 — the initial marking).
-        assert_eq!(r.prefix.events.len(), 3);
-        assert_eq!(r.prefix.cutoffs(), 1);
-        assert_eq!(r.prefix.conditions.len(), 5);
-        assert_eq!(r.deadlock, Some(DeadlockAnswer::Free));
-    }
-
-    /// Whether two conditions are concurrent, from the definition: neither causes the other
-    /// and the union of their producers' histories is conflict-free.
-    fn co_by_definition(prefix: &Prefix, a: u32, b: u32) -> bool {
-        if a == b {
-            return false;
-        }
-        let producers = [
-            prefix.conditions[a as usize].producer,
-            prefix.conditions[b as usize].producer,
-        ];
-        let config = prefix.history(&producers);
-        let mut consumed = rustc_hash::FxHashSet::default();
-        for &e in &config {
-            for &c in prefix.preset(e) {
-                if !consumed.insert(c) {
-                    return false;
-                }
-            }
-        }
-        !consumed.contains(&a) && !consumed.contains(&b)
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
-        /// The concurrency relation kept during the construction equals the definition on every
-        /// pair of conditions of non-cutoff events, and enumerates in increasing order.
-        #[test]
-        fn concurrency_relation_matches_definition(
-            k in 2usize..5,
-            moves in proptest::collection::vec(
-                proptest::collection::vec((0usize..4, 0usize..3, 0usize..3), 1..3),
-                1..9,
-            ),
-        ) {
-            let net = crate::model::test_nets::machines(k, &moves);
-            let mut u = Unfolder::new(&net, Order::Mole);
-            let limits = Limits::new(Some(std::time::Duration::from_secs(5)), None);
-            proptest::prop_assume!(u.run(&limits, &mut |_| {}).unwrap().is_none());
-            let prefix = &u.prefix;
-            let live: Vec<u32> = (0..prefix.conditions.len() as u32)
-                .filter(|&c| {
-                    let p = prefix.conditions[c as usize].producer;
-                    p == NONE || !prefix.events[p as usize].cutoff
-                })
-                .collect();
-            for &a in &live {
-                let mut listed = Vec::new();
-                u.co.for_each_co(prefix, a, |x| listed.push(x));
-                let want: Vec<u32> =
-                    live.iter().copied().filter(|&b| co_by_definition(prefix, a, b)).collect();
-                proptest::prop_assert_eq!(&listed, &want, "co({})", a);
-                for &b in &live {
-                    proptest::prop_assert_eq!(
-                        u.co.is_co(prefix, a, b),
-                        want.contains(&b),
-                        "is_co({}, {})", a, b
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn unsafe_net_is_refused() {
-        let mut b = NetBuilder::new("u");
-        let p = b.add_place("p", None, 1).unwrap();
-        let q = b.add_place("q", None, 0).unwrap();
-        let t = b.add_transition("t", None).unwrap();
-        b.add_arc(p, t, ArcKind::Input, 1).unwrap();
-        b.add_arc(p, t, ArcKind::Output, 1).unwrap();
-        b.add_arc(q, t, ArcKind::Output, 1).unwrap();
-        let net = b.finish();
-        let err = unfold_prefix(
-            &net,
-            PrefixOptions::default(),
-            &Limits::default(),
-            &mut |_| {},
-        )
-        .unwrap_err();
-        assert_eq!(err.place, "q");
-        assert_eq!(err.run, vec!["t", "t"]);
-    }
-}
+mod tests;

@@ -17,7 +17,7 @@
 //! limit is refused at once.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -119,7 +119,35 @@ struct Shared {
     /// Prints the statistics; `None`: only a line on standard error.
     report: Option<StopReport>,
     phase: Mutex<&'static str>,
+    /// The explorer's counters, published as it goes (see [`Watchdog::counters`]).
+    counters: Mutex<Option<Arc<Counters>>>,
     done: AtomicBool,
+}
+
+/// Statistics an explorer publishes while it runs, so that a stop by the watchdog still prints
+/// them: fixed fields of atomic values, written without locking or allocating (the writer may
+/// be the thread whose allocation makes the watchdog stop the run).
+pub struct Counters {
+    fields: &'static [(&'static str, &'static str)],
+    values: Vec<AtomicU64>,
+}
+
+impl Counters {
+    /// Sets field `i` (an index into the fields given to [`Watchdog::counters`]).
+    pub fn set(&self, i: usize, value: u64) {
+        if let Some(v) = self.values.get(i) {
+            v.store(value, Ordering::Relaxed);
+        }
+    }
+
+    /// `(JSON key, label, value)` of every field, as last set.
+    pub fn read(&self) -> Vec<(&'static str, &'static str, u64)> {
+        self.fields
+            .iter()
+            .zip(&self.values)
+            .map(|(&(key, label), v)| (key, label, v.load(Ordering::Relaxed)))
+            .collect()
+    }
 }
 
 /// What the watchdog knows of a run it stops.
@@ -136,6 +164,9 @@ pub struct Stopped<'a> {
     pub why: &'a str,
     /// Time since the run started.
     pub elapsed: Duration,
+    /// The explorer's statistics as last published (`(JSON key, label, value)`; empty when
+    /// it published none).
+    pub counters: Vec<(&'static str, &'static str, u64)>,
 }
 
 /// Prints the report of a run the watchdog stops (the command's statistics, marked
@@ -175,6 +206,7 @@ impl Watchdog {
             mode,
             report,
             phase: Mutex::new(READING),
+            counters: Mutex::new(None),
             done: AtomicBool::new(false),
         });
         *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(shared.clone());
@@ -201,6 +233,21 @@ impl Watchdog {
     /// process holds now (the model) counted in.
     pub fn limits(&self) -> Limits {
         self.shared.limits.clone().with_baseline(rss_bytes())
+    }
+
+    /// Counters with `fields` (`(JSON key, label)`, all 0) that the explorer sets as it goes;
+    /// a report the watchdog has to print shows their last values.
+    pub fn counters(&self, fields: &'static [(&'static str, &'static str)]) -> Arc<Counters> {
+        let counters = Arc::new(Counters {
+            fields,
+            values: fields.iter().map(|_| AtomicU64::new(0)).collect(),
+        });
+        *self
+            .shared
+            .counters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(counters.clone());
+        counters
     }
 
     /// Names the phase the run is in, for a report the watchdog has to print.
@@ -294,6 +341,13 @@ fn stop(shared: &Shared, reason: StopReason, why: &str) {
         reason,
         why,
         elapsed: shared.limits.elapsed(),
+        // Not waiting on the lock: the thread holding it may be the one stopping here.
+        counters: shared
+            .counters
+            .try_lock()
+            .ok()
+            .and_then(|c| c.as_ref().map(|c| c.read()))
+            .unwrap_or_default(),
     };
     match &shared.report {
         Some(report) => report(&stopped),
@@ -311,6 +365,24 @@ fn stop(shared: &Shared, reason: StopReason, why: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counters read back what was set last, in the order of their fields; an index past
+    /// them is ignored (no panic in an explorer's callback).
+    #[test]
+    fn counters_read_what_was_set() {
+        let c = Counters {
+            fields: &[("events", "events"), ("depth", "depth")],
+            values: vec![AtomicU64::new(0), AtomicU64::new(0)],
+        };
+        c.set(1, 7);
+        c.set(0, 3);
+        c.set(0, 5);
+        c.set(2, 9);
+        assert_eq!(
+            c.read(),
+            vec![("events", "events", 5), ("depth", "depth", 7)]
+        );
+    }
 
     #[test]
     fn thresholds_leave_room_below_the_limit() {

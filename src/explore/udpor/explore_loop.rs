@@ -28,6 +28,10 @@ use crate::unfolding::event::{BOTTOM, ConeEntry, EventId};
 use crate::unfolding::log::LogId;
 use crate::unfolding::states::Known;
 
+/// The most the store may grow between two measures of the memory: well below the room the
+/// process watchdog leaves between the explorers' budget and its own stop (128 MiB at most).
+const MEASURE_GROWTH: u64 = 32 << 20;
+
 /// Where a frame is in Explore(C, D, A) (see the module's doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
@@ -129,18 +133,24 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             }
             // Between two steps no search holds cone blocks: the store may change its layout.
             self.store.choose_cone_layout();
-            // Memory is measured every 256 steps, and whenever the store grew by a 64th of
-            // the limit since the last measure.
+            // Memory is measured every 256 steps, whenever the store grew by a 64th of the
+            // limit (at most `MEASURE_GROWTH`) since the last measure, and every 16 steps once
+            // the watchdog saw the process pass the explorers' budget. A 64th of a large limit
+            // (224 MiB of 14 GiB) is more than the room the watchdog leaves between that budget
+            // and its own stop (128 MiB): one growth could cross both unmeasured, and the
+            // watchdog then stopped the run without the explorer's statistics.
             // (The store's size is read only once 16 events were made since the last read:
             // it sums a score of tables, too many to read at every step.)
             let grown = |x: &mut Self, limit: u64| {
                 x.stats.event_creations >= x.bytes_read_at + 16 && {
                     x.bytes_read_at = x.stats.event_creations;
-                    x.store.bytes() > x.measured_at + limit / 64
+                    x.store.bytes() > x.measured_at + (limit / 64).min(MEASURE_GROWTH)
                 }
             };
             if let Some(limit) = limits.mem_limit()
-                && (steps.is_multiple_of(256) || grown(self, limit))
+                && (steps.is_multiple_of(256)
+                    || (steps.is_multiple_of(16) && limits.memory_tripped())
+                    || grown(self, limit))
             {
                 self.measured_at = self.store.bytes();
                 self.stats.peak_bytes = self.stats.peak_bytes.max(self.accounted_bytes());
