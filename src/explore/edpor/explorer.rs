@@ -10,7 +10,7 @@ use super::races::{Reversal, reversals};
 use super::sleep::{self, Sleeper};
 use super::wut::WNode;
 use super::{EdporOptions, EdporProgress, EdporStats};
-use crate::explore::limits::Limits;
+use crate::explore::limits::{Limits, StopReason};
 use crate::system::{Overflow, System, Transition};
 
 /// A child explored (or being explored) after a prefix.
@@ -69,6 +69,13 @@ pub(super) struct Explorer<'m, 's> {
     tree_nodes: u64,
     pub stats: EdporStats,
     steps_since_check: u64,
+    /// Where the current execution left the previous one (its first new event).
+    fresh: usize,
+    /// Whether the program posts no message: happens-before of a prefix then depends on the
+    /// prefix alone, so a race whose second event is in the part shared with the previous
+    /// execution was reversed when that event first ran (Optimal-DPOR detects each race once,
+    /// when its second event runs).
+    threads_only: bool,
 }
 
 impl<'m, 's> Explorer<'m, 's> {
@@ -83,6 +90,8 @@ impl<'m, 's> Explorer<'m, 's> {
             tree_nodes: 0,
             stats: EdporStats::default(),
             steps_since_check: 0,
+            fresh: 0,
+            threads_only: procs.handler.iter().all(Option::is_none),
         }
     }
 
@@ -103,6 +112,11 @@ impl<'m, 's> Explorer<'m, 's> {
                 return Ok(());
             }
             self.finish(end)?;
+            let runs = self.stats.executions + self.stats.blocked;
+            if self.opts.max_executions.is_some_and(|max| runs >= max) {
+                self.stats.stopped = Some(StopReason::ExecutionLimit);
+                return Ok(());
+            }
             progress(EdporProgress {
                 executions: self.stats.executions,
                 blocked: self.stats.blocked,
@@ -248,6 +262,7 @@ impl<'m, 's> Explorer<'m, 's> {
             self.counts[cur.step.ev.inst as usize] -= 1;
             top.explored.push(cur);
             if !top.wut.is_empty() {
+                self.fresh = self.frames.len() - 1;
                 return true;
             }
             self.frames.pop();
@@ -259,6 +274,7 @@ impl<'m, 's> Explorer<'m, 's> {
     fn finish(&mut self, end: End) -> Result<(), Overflow> {
         let steps = self.path();
         let cand = Cand::new(self.procs, steps);
+        self.stats.total_steps += cand.len() as u64;
         let redundant = end == End::SleepBlocked || self.redundant(&cand);
         if self.opts.record {
             self.stats.explored.push((labels(&cand.steps), redundant));
@@ -330,7 +346,9 @@ impl<'m, 's> Explorer<'m, 's> {
                 false
             }
         };
-        let Some(revs) = reversals(self.procs, &m.steps, &m.clocks, real, &mut go_on) else {
+        let fresh = if self.threads_only { self.fresh } else { 0 };
+        let Some(revs) = reversals(self.procs, &m.steps, &m.clocks, (real, fresh), &mut go_on)
+        else {
             self.stats.stopped = stopped;
             return Ok(());
         };
@@ -493,7 +511,11 @@ impl<'m, 's> Explorer<'m, 's> {
             counts: Vec<u32>,
             choices: Vec<(Inst, Transition)>,
             next: usize,
+            /// The enabled steps at `state`.
+            en: Vec<(Inst, Transition)>,
         }
+        // The step just taken from a level (its depth), to update that level's enabled steps.
+        let mut taken: Option<(usize, Inst, Transition)> = None;
         let mut counts = vec![0u32; procs.count()];
         for s in &seq {
             counts[s.ev.inst as usize] += 1;
@@ -504,7 +526,26 @@ impl<'m, 's> Explorer<'m, 's> {
         let mut en = Vec::new();
         let mut first = true;
         loop {
-            procs.enabled(&cur_state, &mut en);
+            match taken {
+                // Without messages, only a lock operation changes whether another process can
+                // step (a lock taken or released); any other step changes its own process only.
+                Some((depth, i, t)) if self.threads_only && !procs.is_lock_op(t) => {
+                    en.clone_from(&levels[depth].en);
+                    let at = en.iter().position(|&(q, _)| q == i).expect("it stepped");
+                    match procs.enabled_of(&cur_state, i) {
+                        Some(t2) => en[at].1 = t2,
+                        None => {
+                            en.remove(at);
+                        }
+                    }
+                    debug_assert!({
+                        let mut all = Vec::new();
+                        procs.enabled(&cur_state, &mut all);
+                        all == en
+                    });
+                }
+                _ => procs.enabled(&cur_state, &mut en),
+            }
             if en.is_empty() {
                 let cand = Cand::new(procs, seq.clone());
                 match self.insert(k, cand, false) {
@@ -543,6 +584,7 @@ impl<'m, 's> Explorer<'m, 's> {
                         counts: counts.clone(),
                         choices,
                         next: 0,
+                        en: en.clone(),
                     });
                 } else {
                     first = false;
@@ -577,6 +619,7 @@ impl<'m, 's> Explorer<'m, 's> {
                     counts[i as usize] += 1;
                     cur_sleep = sleep::after(procs, top.sleep.iter().cloned(), &step);
                     cur_state = out;
+                    taken = Some((depth, i, t));
                     seq.push(step);
                     if self.settle(&seq, &mut cur_sleep) {
                         // Redundant whatever follows: try the next choice.

@@ -55,11 +55,12 @@ fn join(into: &mut [u32], from: &[u32]) {
     }
 }
 
-/// Per resource: the clock of the last write, and the joins of the reads and of the adds
-/// since (empty = all zero).
+/// Per resource: the position of the last write (its clock is that row), and the joins of
+/// the reads and of the adds since (empty = all zero; cleared, not freed, by a write, so an
+/// execution allocates them once).
 #[derive(Clone, Default)]
 struct ResClock {
-    w: Vec<u32>,
+    w: Option<usize>,
     r: Vec<u32>,
     a: Vec<u32>,
 }
@@ -180,15 +181,16 @@ pub fn clocks_pending(procs: &Processes, steps: &[Step], real: usize) -> Clocks 
             let own = procs.po_resource(s.ev.inst);
             for t in procs.footprint(s.ev.label) {
                 let rc = &res[t.resource as usize];
+                let w = rc.w.map_or(&[][..], |j| &done[j * p..(j + 1) * p]);
                 if t.resource == own {
                     // Program order is `last`; the post that created a message wrote it.
                     if s.ev.idx == 0 {
-                        join_opt(cur, &rc.w);
+                        join_opt(cur, w);
                     }
                     continue;
                 }
                 let acc = t.access;
-                join_opt(cur, &rc.w);
+                join_opt(cur, w);
                 if acc.contains(Access::WRITE) || acc.contains(Access::ADD) {
                     join_opt(cur, &rc.r);
                 }
@@ -207,7 +209,7 @@ pub fn clocks_pending(procs: &Processes, steps: &[Step], real: usize) -> Clocks 
                 }
                 let rc = &mut res[t.resource as usize];
                 if t.access.contains(Access::WRITE) {
-                    rc.w = cur.to_vec();
+                    rc.w = Some(i);
                     rc.r.clear();
                     rc.a.clear();
                 } else {
