@@ -158,17 +158,23 @@ fn limits_stop_with_incomplete_statistics() {
     assert!(text.contains("memory limit reached"), "{text}");
 }
 
-#[test]
-fn max_executions_stops_after_that_many_with_per_execution_figures() {
-    // lock-counter.tsys has 6 classes: stopping after 4 executions leaves the run incomplete.
+/// `unfold edpor` on `lock-counter.tsys` with `args` and a JSON report: exit code, report.
+fn lock_counter_json(args: &[&str]) -> (Option<i32>, Value) {
     let out = unfold()
         .arg("edpor")
         .arg(program("lock-counter.tsys"))
-        .args(["--max-executions", "4", "--json", "-"])
+        .args(args)
+        .args(["--json", "-"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
-    let j = json_of(&out.stdout);
+    (out.status.code(), json_of(&out.stdout))
+}
+
+#[test]
+fn max_executions_stops_after_that_many_with_per_execution_figures() {
+    // lock-counter.tsys has 6 classes: stopping after 4 executions leaves the run incomplete.
+    let (code, j) = lock_counter_json(&["--max-executions", "4"]);
+    assert_eq!(code, Some(3), "{j}");
     assert_eq!(j["complete"], false);
     assert_eq!(j["stopped"], "execution_limit");
     let runs = j["executions"].as_u64().unwrap() + j["blocked"].as_u64().unwrap();
@@ -178,14 +184,8 @@ fn max_executions_stops_after_that_many_with_per_execution_figures() {
     assert!(j["us_per_execution"].as_f64().unwrap() > 0.0, "{j}");
     assert!(j["executions_per_s"].as_f64().unwrap() > 0.0, "{j}");
     // A bound above the number of classes changes nothing.
-    let out = unfold()
-        .arg("edpor")
-        .arg(program("lock-counter.tsys"))
-        .args(["--max-executions", "1000", "--json", "-"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let j = json_of(&out.stdout);
+    let (code, j) = lock_counter_json(&["--max-executions", "1000"]);
+    assert_eq!(code, Some(0), "{j}");
     assert_eq!(j["complete"], true);
     assert_eq!(j["executions"], 6);
 }

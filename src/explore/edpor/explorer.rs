@@ -2,6 +2,8 @@
 //! children (the sleep set of later siblings, with the `done` access sequences of messages),
 //! its wakeup tree, and the sleepers it inherited.
 
+use std::rc::Rc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::lin::{self, Cand, Prefix, Search};
@@ -76,6 +78,8 @@ pub(super) struct Explorer<'m, 's> {
     /// execution was reversed when that event first ran (Optimal-DPOR detects each race once,
     /// when its second event runs).
     threads_only: bool,
+    /// Storage for the clocks of the next completed wakeup sequence.
+    spare: Vec<u32>,
 }
 
 impl<'m, 's> Explorer<'m, 's> {
@@ -92,6 +96,7 @@ impl<'m, 's> Explorer<'m, 's> {
             steps_since_check: 0,
             fresh: 0,
             threads_only: procs.handler.iter().all(Option::is_none),
+            spare: Vec::new(),
         }
     }
 
@@ -547,8 +552,13 @@ impl<'m, 's> Explorer<'m, 's> {
                 _ => procs.enabled(&cur_state, &mut en),
             }
             if en.is_empty() {
-                let cand = Cand::new(procs, seq.clone());
-                match self.insert(k, cand, false) {
+                let cand = Cand::new_reusing(procs, seq.clone(), std::mem::take(&mut self.spare));
+                let clocks = Rc::clone(&cand.clocks);
+                let inserted = self.insert(k, cand, false);
+                if let Ok(c) = Rc::try_unwrap(clocks) {
+                    self.spare = c.into_buffer();
+                }
+                match inserted {
                     Insert::Inserted => {
                         self.stats.wakeup_inserted += 1;
                         return Ok(());

@@ -36,6 +36,12 @@ impl Clocks {
         self.row(x)[e.inst as usize] > e.idx
     }
 
+    /// The storage of the clocks, for computing other clocks into (large blocks allocated
+    /// and freed for every candidate execution made the allocator the bottleneck).
+    pub fn into_buffer(self) -> Vec<u32> {
+        self.vc
+    }
+
     /// Number of events.
     pub fn len(&self) -> usize {
         self.vc.len() / self.procs.max(1)
@@ -171,13 +177,30 @@ fn clocks_by_resource(
     real: usize,
     without_locks: bool,
 ) -> Clocks {
+    clocks_in(procs, steps, real, without_locks, Vec::new())
+}
+
+/// The clocks of `steps` (an execution from the initial state), written into `buffer` (its
+/// capacity is reused: see [`Clocks::into_buffer`]).
+pub fn clocks_reusing(procs: &Processes, steps: &[Step], buffer: Vec<u32>) -> Clocks {
+    clocks_in(procs, steps, steps.len(), false, buffer)
+}
+
+fn clocks_in(
+    procs: &Processes,
+    steps: &[Step],
+    real: usize,
+    without_locks: bool,
+    mut vc: Vec<u32>,
+) -> Clocks {
     let p = procs.count();
     let n = steps.len();
     let mut extra: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut closure = Vec::new();
     let res_count = procs.sys.resource_count();
     loop {
-        let mut vc = vec![0u32; n * p];
+        vc.clear();
+        vc.resize(n * p, 0);
         let mut last: Vec<Option<usize>> = vec![None; p];
         let mut res: Vec<ResClock> = vec![ResClock::default(); res_count];
         for (i, s) in steps.iter().enumerate() {
@@ -246,6 +269,7 @@ fn clocks_by_resource(
         if !close(procs, steps, real, &clocks, &mut extra, &mut closure, None) {
             return Clocks { closure, ..clocks };
         }
+        vc = clocks.vc;
     }
 }
 

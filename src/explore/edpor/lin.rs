@@ -44,6 +44,16 @@ impl Cand {
         }
     }
 
+    /// [`Cand::new`] with the clocks computed into `buffer` (see [`Clocks::into_buffer`]).
+    pub fn new_reusing(procs: &Processes, steps: Vec<Step>, buffer: Vec<u32>) -> Cand {
+        let clocks = Rc::new(super::hb::clocks_reusing(procs, &steps, buffer));
+        Cand {
+            rows: (0..steps.len() as u32).collect(),
+            steps,
+            clocks,
+        }
+    }
+
     /// `steps` whose steps from position `real` on are pending (see
     /// [`super::hb::clocks_pending`]).
     pub fn with_pending(procs: &Processes, steps: Vec<Step>, real: usize) -> Cand {
