@@ -358,8 +358,9 @@ impl<'m, 's> Explorer<'m, 's> {
             return Ok(());
         };
         self.stats.races += revs.len() as u64;
+        let shown = Shown::new(&m);
         for r in revs {
-            self.reverse(&m, &r)?;
+            self.reverse(&shown, &r)?;
             if self.stats.stopped.is_some() {
                 break;
             }
@@ -412,7 +413,8 @@ impl<'m, 's> Explorer<'m, 's> {
 
     /// Tries the wakeup sequence of one race: replays it, completes it into a maximal
     /// execution that no explored child makes redundant, and inserts that.
-    fn reverse(&mut self, m: &Cand, r: &Reversal) -> Result<(), Overflow> {
+    fn reverse(&mut self, shown: &Shown, r: &Reversal) -> Result<(), Overflow> {
+        let m = shown.m;
         let k = r.k;
         let procs = self.procs;
         let mut state = self.frames[k].state.clone();
@@ -462,7 +464,7 @@ impl<'m, 's> Explorer<'m, 's> {
                 return Ok(()); // a parked message that ran could have run first: redundant
             }
         }
-        self.complete(m, k, seq, state, sleep)
+        self.complete(shown, k, seq, state, sleep)
     }
 
     /// Settles the parked sleeper whose message the last step of `seq` ended: later steps
@@ -497,19 +499,15 @@ impl<'m, 's> Explorer<'m, 's> {
     /// redundant. Out of budget, the sequence itself is parked in the tree.
     fn complete(
         &mut self,
-        m: &Cand,
+        shown: &Shown,
         k: usize,
         mut seq: Vec<Step>,
         state: Vec<u64>,
         sleep: Vec<Sleeper>,
     ) -> Result<(), Overflow> {
         let procs = self.procs;
+        let (m, in_m) = (shown.m, &shown.at);
         let start = seq.len();
-        // Preference: where `m` ran the same event.
-        let mut in_m: FxHashMap<(Inst, u32), (usize, Transition)> = FxHashMap::default();
-        for (i, s) in m.steps.iter().enumerate() {
-            in_m.insert((s.ev.inst, s.ev.idx), (i, s.ev.label));
-        }
         struct Level {
             state: Vec<u64>,
             sleep: Vec<Sleeper>,
@@ -757,6 +755,25 @@ impl<'m, 's> Explorer<'m, 's> {
                 }
             }
         }
+    }
+}
+
+/// The execution that showed the races being reversed, with where it ran each event (the
+/// completions' preference), indexed once for all its races.
+struct Shown<'c> {
+    m: &'c Cand,
+    at: FxHashMap<(Inst, u32), (usize, Transition)>,
+}
+
+impl<'c> Shown<'c> {
+    fn new(m: &'c Cand) -> Self {
+        let at = m
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ((s.ev.inst, s.ev.idx), (i, s.ev.label)))
+            .collect();
+        Shown { m, at }
     }
 }
 
