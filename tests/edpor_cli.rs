@@ -158,6 +158,38 @@ fn limits_stop_with_incomplete_statistics() {
     assert!(text.contains("memory limit reached"), "{text}");
 }
 
+/// `unfold edpor` on `lock-counter.tsys` with `args` and a JSON report: exit code, report.
+fn lock_counter_json(args: &[&str]) -> (Option<i32>, Value) {
+    let out = unfold()
+        .arg("edpor")
+        .arg(program("lock-counter.tsys"))
+        .args(args)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    (out.status.code(), json_of(&out.stdout))
+}
+
+#[test]
+fn max_executions_stops_after_that_many_with_per_execution_figures() {
+    // lock-counter.tsys has 6 classes: stopping after 4 executions leaves the run incomplete.
+    let (code, j) = lock_counter_json(&["--max-executions", "4"]);
+    assert_eq!(code, Some(3), "{j}");
+    assert_eq!(j["complete"], false);
+    assert_eq!(j["stopped"], "execution_limit");
+    let runs = j["executions"].as_u64().unwrap() + j["blocked"].as_u64().unwrap();
+    assert_eq!(runs, 4, "{j}");
+    // Every execution of the program has 3 threads × 4 statements.
+    assert_eq!(j["mean_length"].as_f64(), Some(12.0), "{j}");
+    assert!(j["us_per_execution"].as_f64().unwrap() > 0.0, "{j}");
+    assert!(j["executions_per_s"].as_f64().unwrap() > 0.0, "{j}");
+    // A bound above the number of classes changes nothing.
+    let (code, j) = lock_counter_json(&["--max-executions", "1000"]);
+    assert_eq!(code, Some(0), "{j}");
+    assert_eq!(j["complete"], true);
+    assert_eq!(j["executions"], 6);
+}
+
 #[test]
 fn bad_input_is_refused_with_a_position() {
     let dir = tempfile::tempdir().unwrap();

@@ -21,6 +21,10 @@ pub struct EdporArgs {
     /// the sequence is parked (explored freely, possibly blocked).
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub search_budget: u64,
+    /// Stop after N executions (explored plus blocked; the statistics are then incomplete): a
+    /// bound on the work that gives the same run on every machine, unlike `--timeout`.
+    #[arg(long, value_name = "N")]
+    pub max_executions: Option<u64>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -44,6 +48,7 @@ pub fn run(args: &EdporArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let opts = EdporOptions {
         search_budget: args.search_budget.max(1),
         record: false,
+        max_executions: args.max_executions,
     };
     let progress = Progress::spinner(args.output.quiet);
     let mut on_progress = |p: EdporProgress| {

@@ -130,6 +130,7 @@ fn dpor(args: &run::RunArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             let edpor_args = edpor::EdporArgs {
                 file: file.clone(),
                 search_budget: 100_000,
+                max_executions: None,
                 output: args.output.clone(),
                 limits: args.limits.clone(),
             };

@@ -25,6 +25,8 @@ pub enum StopReason {
     DepthLimit,
     /// The exploration created as many events as `--max-events` allows.
     EventLimit,
+    /// The exploration ran as many executions as `--max-executions` allows.
+    ExecutionLimit,
 }
 
 impl std::fmt::Display for StopReason {
@@ -35,6 +37,7 @@ impl std::fmt::Display for StopReason {
             StopReason::Interrupted => "interrupted",
             StopReason::DepthLimit => "depth limit reached",
             StopReason::EventLimit => "event limit reached",
+            StopReason::ExecutionLimit => "execution limit reached",
         })
     }
 }

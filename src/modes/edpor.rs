@@ -51,6 +51,21 @@ pub fn report(
     out.add_json("completion_steps", stats.completion_steps);
     out.add_json("completions_exhausted", stats.completions_exhausted);
     out.add("longest_execution", "longest execution", stats.max_depth);
+    out.add("mean_length", "mean execution length", stats.mean_length());
+    let runs = stats.executions + stats.blocked;
+    let secs = elapsed.as_secs_f64();
+    if runs > 0 && secs > 0.0 {
+        out.add(
+            "executions_per_s",
+            "executions per second",
+            runs as f64 / secs,
+        );
+        out.add(
+            "us_per_execution",
+            "µs per execution",
+            secs * 1e6 / runs as f64,
+        );
+    }
     out.add_json("peak_tree_nodes", stats.peak_tree_nodes);
     out.add_json(
         "assertion_witness",

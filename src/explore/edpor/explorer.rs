@@ -2,6 +2,8 @@
 //! children (the sleep set of later siblings, with the `done` access sequences of messages),
 //! its wakeup tree, and the sleepers it inherited.
 
+use std::rc::Rc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::lin::{self, Cand, Prefix, Search};
@@ -10,7 +12,7 @@ use super::races::{Reversal, reversals};
 use super::sleep::{self, Sleeper};
 use super::wut::WNode;
 use super::{EdporOptions, EdporProgress, EdporStats};
-use crate::explore::limits::Limits;
+use crate::explore::limits::{Limits, StopReason};
 use crate::system::{Overflow, System, Transition};
 
 /// A child explored (or being explored) after a prefix.
@@ -69,6 +71,15 @@ pub(super) struct Explorer<'m, 's> {
     tree_nodes: u64,
     pub stats: EdporStats,
     steps_since_check: u64,
+    /// Where the current execution left the previous one (its first new event).
+    fresh: usize,
+    /// Whether the program posts no message: happens-before of a prefix then depends on the
+    /// prefix alone, so a race whose second event is in the part shared with the previous
+    /// execution was reversed when that event first ran (Optimal-DPOR detects each race once,
+    /// when its second event runs).
+    threads_only: bool,
+    /// Storage for the clocks of the next completed wakeup sequence.
+    spare: Vec<u32>,
 }
 
 impl<'m, 's> Explorer<'m, 's> {
@@ -83,6 +94,9 @@ impl<'m, 's> Explorer<'m, 's> {
             tree_nodes: 0,
             stats: EdporStats::default(),
             steps_since_check: 0,
+            fresh: 0,
+            threads_only: procs.handler.iter().all(Option::is_none),
+            spare: Vec::new(),
         }
     }
 
@@ -103,6 +117,11 @@ impl<'m, 's> Explorer<'m, 's> {
                 return Ok(());
             }
             self.finish(end)?;
+            let runs = self.stats.executions + self.stats.blocked;
+            if self.opts.max_executions.is_some_and(|max| runs >= max) {
+                self.stats.stopped = Some(StopReason::ExecutionLimit);
+                return Ok(());
+            }
             progress(EdporProgress {
                 executions: self.stats.executions,
                 blocked: self.stats.blocked,
@@ -248,6 +267,7 @@ impl<'m, 's> Explorer<'m, 's> {
             self.counts[cur.step.ev.inst as usize] -= 1;
             top.explored.push(cur);
             if !top.wut.is_empty() {
+                self.fresh = self.frames.len() - 1;
                 return true;
             }
             self.frames.pop();
@@ -259,6 +279,7 @@ impl<'m, 's> Explorer<'m, 's> {
     fn finish(&mut self, end: End) -> Result<(), Overflow> {
         let steps = self.path();
         let cand = Cand::new(self.procs, steps);
+        self.stats.total_steps += cand.len() as u64;
         let redundant = end == End::SleepBlocked || self.redundant(&cand);
         if self.opts.record {
             self.stats.explored.push((labels(&cand.steps), redundant));
@@ -330,13 +351,16 @@ impl<'m, 's> Explorer<'m, 's> {
                 false
             }
         };
-        let Some(revs) = reversals(self.procs, &m.steps, &m.clocks, real, &mut go_on) else {
+        let fresh = if self.threads_only { self.fresh } else { 0 };
+        let Some(revs) = reversals(self.procs, &m.steps, &m.clocks, (real, fresh), &mut go_on)
+        else {
             self.stats.stopped = stopped;
             return Ok(());
         };
         self.stats.races += revs.len() as u64;
+        let shown = Shown::new(&m);
         for r in revs {
-            self.reverse(&m, &r)?;
+            self.reverse(&shown, &r)?;
             if self.stats.stopped.is_some() {
                 break;
             }
@@ -389,7 +413,8 @@ impl<'m, 's> Explorer<'m, 's> {
 
     /// Tries the wakeup sequence of one race: replays it, completes it into a maximal
     /// execution that no explored child makes redundant, and inserts that.
-    fn reverse(&mut self, m: &Cand, r: &Reversal) -> Result<(), Overflow> {
+    fn reverse(&mut self, shown: &Shown, r: &Reversal) -> Result<(), Overflow> {
+        let m = shown.m;
         let k = r.k;
         let procs = self.procs;
         let mut state = self.frames[k].state.clone();
@@ -439,7 +464,7 @@ impl<'m, 's> Explorer<'m, 's> {
                 return Ok(()); // a parked message that ran could have run first: redundant
             }
         }
-        self.complete(m, k, seq, state, sleep)
+        self.complete(shown, k, seq, state, sleep)
     }
 
     /// Settles the parked sleeper whose message the last step of `seq` ended: later steps
@@ -474,26 +499,26 @@ impl<'m, 's> Explorer<'m, 's> {
     /// redundant. Out of budget, the sequence itself is parked in the tree.
     fn complete(
         &mut self,
-        m: &Cand,
+        shown: &Shown,
         k: usize,
         mut seq: Vec<Step>,
         state: Vec<u64>,
         sleep: Vec<Sleeper>,
     ) -> Result<(), Overflow> {
         let procs = self.procs;
+        let (m, in_m) = (shown.m, &shown.at);
         let start = seq.len();
-        // Preference: where `m` ran the same event.
-        let mut in_m: FxHashMap<(Inst, u32), (usize, Transition)> = FxHashMap::default();
-        for (i, s) in m.steps.iter().enumerate() {
-            in_m.insert((s.ev.inst, s.ev.idx), (i, s.ev.label));
-        }
         struct Level {
             state: Vec<u64>,
             sleep: Vec<Sleeper>,
             counts: Vec<u32>,
             choices: Vec<(Inst, Transition)>,
             next: usize,
+            /// The enabled steps at `state`.
+            en: Vec<(Inst, Transition)>,
         }
+        // The step just taken from a level (its depth), to update that level's enabled steps.
+        let mut taken: Option<(usize, Inst, Transition)> = None;
         let mut counts = vec![0u32; procs.count()];
         for s in &seq {
             counts[s.ev.inst as usize] += 1;
@@ -504,10 +529,34 @@ impl<'m, 's> Explorer<'m, 's> {
         let mut en = Vec::new();
         let mut first = true;
         loop {
-            procs.enabled(&cur_state, &mut en);
+            match taken {
+                // Without messages, only a lock operation changes whether another process can
+                // step (a lock taken or released); any other step changes its own process only.
+                Some((depth, i, t)) if self.threads_only && !procs.is_lock_op(t) => {
+                    en.clone_from(&levels[depth].en);
+                    let at = en.iter().position(|&(q, _)| q == i).expect("it stepped");
+                    match procs.enabled_of(&cur_state, i) {
+                        Some(t2) => en[at].1 = t2,
+                        None => {
+                            en.remove(at);
+                        }
+                    }
+                    debug_assert!({
+                        let mut all = Vec::new();
+                        procs.enabled(&cur_state, &mut all);
+                        all == en
+                    });
+                }
+                _ => procs.enabled(&cur_state, &mut en),
+            }
             if en.is_empty() {
-                let cand = Cand::new(procs, seq.clone());
-                match self.insert(k, cand, false) {
+                let cand = Cand::new_reusing(procs, seq.clone(), std::mem::take(&mut self.spare));
+                let clocks = Rc::clone(&cand.clocks);
+                let inserted = self.insert(k, cand, false);
+                if let Ok(c) = Rc::try_unwrap(clocks) {
+                    self.spare = c.into_buffer();
+                }
+                match inserted {
                     Insert::Inserted => {
                         self.stats.wakeup_inserted += 1;
                         return Ok(());
@@ -543,6 +592,7 @@ impl<'m, 's> Explorer<'m, 's> {
                         counts: counts.clone(),
                         choices,
                         next: 0,
+                        en: en.clone(),
                     });
                 } else {
                     first = false;
@@ -577,6 +627,7 @@ impl<'m, 's> Explorer<'m, 's> {
                     counts[i as usize] += 1;
                     cur_sleep = sleep::after(procs, top.sleep.iter().cloned(), &step);
                     cur_state = out;
+                    taken = Some((depth, i, t));
                     seq.push(step);
                     if self.settle(&seq, &mut cur_sleep) {
                         // Redundant whatever follows: try the next choice.
@@ -704,6 +755,25 @@ impl<'m, 's> Explorer<'m, 's> {
                 }
             }
         }
+    }
+}
+
+/// The execution that showed the races being reversed, with where it ran each event (the
+/// completions' preference), indexed once for all its races.
+struct Shown<'c> {
+    m: &'c Cand,
+    at: FxHashMap<(Inst, u32), (usize, Transition)>,
+}
+
+impl<'c> Shown<'c> {
+    fn new(m: &'c Cand) -> Self {
+        let at = m
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ((s.ev.inst, s.ev.idx), (i, s.ev.label)))
+            .collect();
+        Shown { m, at }
     }
 }
 

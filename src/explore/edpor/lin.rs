@@ -44,6 +44,16 @@ impl Cand {
         }
     }
 
+    /// [`Cand::new`] with the clocks computed into `buffer` (see [`Clocks::into_buffer`]).
+    pub fn new_reusing(procs: &Processes, steps: Vec<Step>, buffer: Vec<u32>) -> Cand {
+        let clocks = Rc::new(super::hb::clocks_reusing(procs, &steps, buffer));
+        Cand {
+            rows: (0..steps.len() as u32).collect(),
+            steps,
+            clocks,
+        }
+    }
+
     /// `steps` whose steps from position `real` on are pending (see
     /// [`super::hb::clocks_pending`]).
     pub fn with_pending(procs: &Processes, steps: Vec<Step>, real: usize) -> Cand {
@@ -355,10 +365,19 @@ pub fn wakeup(
         in_set[i] = true;
     }
     let mut ends_in = vec![false; n_procs];
+    // Per process, the least index of its steps after `k` left out so far in a sweep: a step
+    // has a predecessor left out iff its clock passes that index for some process.
+    let mut out_from = vec![u32::MAX; n_procs];
     loop {
+        out_from.iter_mut().for_each(|o| *o = u32::MAX);
         for x in k..steps.len() {
-            if in_set[x] && (k..x).any(|y| !in_set[y] && y != last && clocks.before(steps, y, x)) {
+            if in_set[x] && clocks.row(x).iter().zip(&out_from).any(|(&c, &o)| c > o) {
                 in_set[x] = false;
+            }
+            if !in_set[x] && x != last {
+                let e = steps[x].ev;
+                let o = &mut out_from[e.inst as usize];
+                *o = (*o).min(e.idx);
             }
         }
         ends_in.iter_mut().for_each(|e| *e = false);

@@ -60,6 +60,9 @@ pub struct EdporOptions {
     pub search_budget: u64,
     /// Keep every execution explored in [`EdporStats::explored`] (for tests and debugging).
     pub record: bool,
+    /// Stop after this many executions (explored plus blocked): a bound on the work that
+    /// gives the same run on every machine, unlike a timeout.
+    pub max_executions: Option<u64>,
 }
 
 impl Default for EdporOptions {
@@ -67,6 +70,7 @@ impl Default for EdporOptions {
         EdporOptions {
             search_budget: 100_000,
             record: false,
+            max_executions: None,
         }
     }
 }
@@ -100,6 +104,9 @@ pub struct EdporStats {
     pub completions_exhausted: u64,
     /// The longest execution.
     pub max_depth: u64,
+    /// Steps of all executions (explored and blocked) added up: with their number, the mean
+    /// length.
+    pub total_steps: u64,
     /// The most wakeup-tree nodes held at once.
     pub peak_tree_nodes: u64,
     /// Why the run stopped early, if it did.
@@ -112,6 +119,16 @@ impl EdporStats {
     /// Whether every class was explored.
     pub fn complete(&self) -> bool {
         self.stopped.is_none()
+    }
+
+    /// The mean length of the executions run (explored and blocked); 0 before the first.
+    pub fn mean_length(&self) -> f64 {
+        let runs = self.executions + self.blocked;
+        if runs == 0 {
+            0.0
+        } else {
+            self.total_steps as f64 / runs as f64
+        }
     }
 }
 

@@ -89,13 +89,17 @@ fn reverse_at(
 /// lock is held, the start of a message whose handler stays busy); they race as second events
 /// (Optimal-DPOR's races with blocked steps).
 ///
+/// Event and lock races whose second event is before position `fresh` are left out: the
+/// caller reversed them in an earlier execution with the same prefix up to that event (see
+/// [`Explorer`](super::explorer) for when that holds).
+///
 /// An execution can be millions of steps long: `go_on` is asked now and then whether to keep
 /// going, and `None` is the answer when it said no (a time limit, an interrupt).
 pub fn reversals(
     procs: &Processes,
     steps: &[Step],
     clocks: &Clocks,
-    real: usize,
+    (real, fresh): (usize, usize),
     go_on: &mut dyn FnMut() -> bool,
 ) -> Option<Vec<Reversal>> {
     let n = steps.len();
@@ -148,6 +152,10 @@ pub fn reversals(
                 }
             }
         }
+        if j < fresh {
+            last_of[sj.ev.inst as usize] = Some(j);
+            continue;
+        }
         let mut direct: Vec<usize> = conflicting.clone();
         direct.extend(last_of[sj.ev.inst as usize]);
         direct.extend(closure_into[j].iter().copied());
@@ -173,7 +181,7 @@ pub fn reversals(
         last_of[sj.ev.inst as usize] = Some(j);
     }
     // Each phase below is one more pass over the execution.
-    lock_reversals(procs, steps, clocks, real, &mut out);
+    lock_reversals(procs, steps, clocks, (real, fresh), &mut out);
     go_on().then_some(())?;
     message_reversals(procs, &steps[..real], &mut out);
     go_on().then_some(())?;
@@ -328,7 +336,7 @@ fn lock_reversals(
     procs: &Processes,
     steps: &[Step],
     clocks: &Clocks,
-    real: usize,
+    (real, fresh): (usize, usize),
     out: &mut Vec<Reversal>,
 ) {
     let locks: Vec<usize> = (0..steps.len())
@@ -340,6 +348,7 @@ fn lock_reversals(
         .flat_map(|(b, &j)| locks[..b].iter().map(move |&i| (i, j)))
         .filter(|&(i, j)| {
             i < real
+                && j >= fresh
                 && steps[i].ev.inst != steps[j].ev.inst
                 && procs.conflict(steps[i].ev.label, steps[j].ev.label)
         })
@@ -461,7 +470,7 @@ mod tests {
         let procs = Processes::new(&sys);
         let steps = run(&procs, &["s", "t", "s>p1", "s>p1", "t>p2", "t>p2"]);
         let c = clocks(&procs, &steps);
-        let revs = reversals(&procs, &steps, &c, steps.len(), &mut || true).unwrap();
+        let revs = reversals(&procs, &steps, &c, (steps.len(), 0), &mut || true).unwrap();
         // Before p1 starts (position 2): p2 up to its first conflicting step (a = x).
         assert!(revs.contains(&Reversal { k: 2, v: vec![4] }), "{revs:?}");
         // No reversal branches inside p1: it would have to interrupt it.
@@ -479,7 +488,7 @@ mod tests {
         let order = ["s", "s", "s", "s", "s", "s>p", "s>p", "s>p", "s>p"];
         let steps = run(&procs, &order);
         let c = clocks(&procs, &steps);
-        let revs = reversals(&procs, &steps, &c, steps.len(), &mut || true).unwrap();
+        let revs = reversals(&procs, &steps, &c, (steps.len(), 0), &mut || true).unwrap();
         // p's `lock m1` before s's: p's `lock m2` has to come first too.
         assert!(
             revs.contains(&Reversal {
