@@ -673,13 +673,12 @@ impl<'n> Builder<'n> {
     fn new_history(&mut self, e: u32, parts: Vec<u32>, built_from: Vec<u32>) {
         let id = self.prefix.histories.len() as u32;
         let hs = &self.prefix.histories;
-        let mut closure: Vec<u32> = parts
-            .iter()
-            .flat_map(|&h| hs[h as usize].closure.iter().copied())
-            .collect();
+        // The union of the parts' sorted closures, merged (they share most of their past).
+        let mut closure: Vec<u32> = Vec::new();
+        for &h in &parts {
+            closure = merge_sorted(&closure, &hs[h as usize].closure);
+        }
         closure.push(id);
-        closure.sort_unstable();
-        closure.dedup();
         let depth = 1 + parts
             .iter()
             .map(|&h| hs[h as usize].depth)
@@ -815,6 +814,35 @@ impl<'n> Builder<'n> {
     }
 }
 
+/// The union of two sorted lists without repeats, sorted.
+fn merge_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
+    if a.is_empty() {
+        return b.to_vec();
+    }
+    let mut out = Vec::with_capacity(a.len().max(b.len()) + 4);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// Whether two closures are equal once their own histories are left out.
 fn same_past(a: &[u32], a_self: u32, b: &[u32], b_self: u32) -> bool {
     let mut x = a.iter().filter(|&&h| h != a_self);
@@ -937,3 +965,22 @@ impl Builder<'_> {
         n
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merged_closures_are_sorted_without_repeats() {
+        assert_eq!(merge_sorted(&[], &[1, 4]), vec![1, 4]);
+        assert_eq!(merge_sorted(&[0, 2, 5, 9], &[0, 3, 5, 10]), vec![0, 2, 3, 5, 9, 10]);
+        assert_eq!(merge_sorted(&[1, 2], &[]), vec![1, 2]);
+    }
+
+    #[test]
+    fn same_past_ignores_the_own_histories() {
+        assert!(same_past(&[0, 3, 7], 7, &[0, 3, 9], 9));
+        assert!(!same_past(&[0, 3, 7], 7, &[0, 4, 9], 9));
+    }
+}
+
