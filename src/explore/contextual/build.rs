@@ -12,7 +12,6 @@
 
 use rustc_hash::FxHashMap;
 
-use super::order::{cmp_level, cmp_parikh};
 use super::store::{
     Condition, Enriched, Enrichment, Event, History, HistoryState, NONE, for_each_part,
     intersect_sorted, sorted_contains,
@@ -21,6 +20,7 @@ use super::{ContextualPrefix, ContextualProgress};
 use crate::explore::limits::{Limits, StopReason};
 use crate::explore::prefix::NotSafe;
 use crate::explore::prefix::heap::Heap;
+use crate::explore::prefix::order::{cmp_level, cmp_parikh};
 use crate::model::net::{Net, PlaceIdx, TransIdx};
 use std::cmp::Ordering;
 
@@ -856,8 +856,8 @@ fn same_past(a: &[u32], a_self: u32, b: &[u32], b_self: u32) -> bool {
     }
 }
 
-/// The adequate order on histories: size, Parikh vector, then Foata levels by depth (see
-/// [`super::order`]).
+/// The adequate order on histories: size, Parikh vector, then Foata levels by depth, each
+/// compared by [`cmp_level`].
 fn cmp_histories(prefix: &ContextualPrefix, a: u32, b: u32) -> Ordering {
     let (ha, hb) = (&prefix.histories[a as usize], &prefix.histories[b as usize]);
     ha.size()
@@ -973,7 +973,10 @@ mod tests {
     #[test]
     fn merged_closures_are_sorted_without_repeats() {
         assert_eq!(merge_sorted(&[], &[1, 4]), vec![1, 4]);
-        assert_eq!(merge_sorted(&[0, 2, 5, 9], &[0, 3, 5, 10]), vec![0, 2, 3, 5, 9, 10]);
+        assert_eq!(
+            merge_sorted(&[0, 2, 5, 9], &[0, 3, 5, 10]),
+            vec![0, 2, 3, 5, 9, 10]
+        );
         assert_eq!(merge_sorted(&[1, 2], &[]), vec![1, 2]);
     }
 
@@ -983,4 +986,3 @@ mod tests {
         assert!(!same_past(&[0, 3, 7], 7, &[0, 4, 9], 9));
     }
 }
-

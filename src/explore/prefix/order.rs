@@ -5,13 +5,13 @@
 //!   correspondent.
 //! * Textbook Esparza–Römer–Vogler (`erv`): size, then Parikh vectors, then Foata normal forms
 //!   compared level by level, each level by its Parikh vector.
-//! * Mole's variant (`mole`, the default): as `erv`, but each Foata level is compared first by
-//!   its number of events and only then by its Parikh vector.
+//! * Mole's variant (`mole`, the default; Cunf's "Mole ERV" order, of plain and contextual
+//!   prefixes alike): as `erv`, but each Foata level is compared by [`cmp_level`]: by its
+//!   number of distinct transitions first.
 //!
 //! Parikh vectors are compared lexicographically with transitions indexed in file order, and
 //! *more* occurrences of the lower-indexed transition make a configuration *smaller* (this is
-//! the convention of Mole and Cunf, whose prefix sizes we reproduce). Fewer events in a Foata
-//! level make a configuration smaller (as fewer events overall do).
+//! the convention of Mole and Cunf, whose prefix sizes we reproduce).
 
 use std::cmp::Ordering;
 
@@ -75,8 +75,9 @@ pub fn parikh_of_sorted(ts: &[u32], out: &mut Vec<(u32, u32)>) {
 
 /// Compares two Foata normal forms given as `(depth, transition)` lists sorted by depth then
 /// transition (the depth of an event is 1 + the largest depth of its causes; level `k` of the
-/// normal form is the events of depth `k`).
-pub fn cmp_foata(a: &[(u32, u32)], b: &[(u32, u32)], count_first: bool) -> Ordering {
+/// normal form is the events of depth `k`), each level by [`cmp_level`] (`mole`) or by its
+/// Parikh vector.
+pub fn cmp_foata(a: &[(u32, u32)], b: &[(u32, u32)], mole: bool) -> Ordering {
     let (mut i, mut j) = (0, 0);
     let (mut pa, mut pb) = (Vec::new(), Vec::new());
     let (mut ta, mut tb) = (Vec::new(), Vec::new());
@@ -98,15 +99,77 @@ pub fn cmp_foata(a: &[(u32, u32)], b: &[(u32, u32)], count_first: bool) -> Order
             tb.push(b[j].1);
             j += 1;
         }
-        if count_first && ta.len() != tb.len() {
-            return ta.len().cmp(&tb.len());
-        }
         parikh_of_sorted(&ta, &mut pa);
         parikh_of_sorted(&tb, &mut pb);
-        let c = cmp_parikh(&pa, &pb);
+        let c = if mole {
+            cmp_level(&level_counts(&pa, &pb))
+        } else {
+            cmp_parikh(&pa, &pb)
+        };
         if c != Ordering::Equal {
             return c;
         }
+    }
+}
+
+/// The transitions of a level of two configurations with their numbers of occurrences in each
+/// (`(transition, in a, in b)`, sorted), from the two levels' sparse Parikh vectors.
+fn level_counts(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32, u32)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                out.push((x.0, x.1, y.1));
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x.0 < y.0 => {
+                out.push((x.0, x.1, 0));
+                i += 1;
+            }
+            (Some(x), None) => {
+                out.push((x.0, x.1, 0));
+                i += 1;
+            }
+            (_, Some(y)) => {
+                out.push((y.0, 0, y.1));
+                j += 1;
+            }
+            (None, None) => unreachable!("loop condition"),
+        }
+    }
+    out
+}
+
+/// Compares one Foata level of two configurations (or histories) as Cunf's "Mole ERV" order
+/// does, given the sorted transitions of the level with their numbers of occurrences in each
+/// (`(transition, in first, in second)`, at least one of the two non-zero): more distinct
+/// transitions is greater; when those are equal, at the first transition the two hold a
+/// different number of times, the one holding fewer of it is greater when it holds some later
+/// transition of the level and smaller otherwise, and the one holding more of it is smaller
+/// when the other holds a later transition and greater otherwise.
+pub fn cmp_level(level: &[(u32, u32, u32)]) -> Ordering {
+    let distinct = |f: fn(&(u32, u32, u32)) -> u32| level.iter().filter(|x| f(x) > 0).count();
+    let (d1, d2) = (distinct(|x| x.1), distinct(|x| x.2));
+    if d1 != d2 {
+        return d1.cmp(&d2);
+    }
+    let Some(first) = level.iter().position(|x| x.1 != x.2) else {
+        return Ordering::Equal;
+    };
+    let (_, n1, n2) = level[first];
+    let rest = &level[first + 1..];
+    if n1 < n2 {
+        if rest.iter().any(|x| x.1 > 0) {
+            Ordering::Greater
+        } else {
+            Ordering::Less
+        }
+    } else if rest.iter().any(|x| x.2 > 0) {
+        Ordering::Less
+    } else {
+        Ordering::Greater
     }
 }
 
@@ -123,11 +186,34 @@ mod tests {
 
     #[test]
     fn foata_levels() {
-        // Level 1: {t0} vs {t0, t1}: Mole says fewer events is smaller.
+        // Level 1: {t0} vs {t0, t1}: Mole says fewer distinct transitions is smaller.
         let a = [(1, 0), (2, 1), (2, 2)];
         let b = [(1, 0), (1, 1), (2, 2)];
         assert_eq!(cmp_foata(&a, &b, true), Ordering::Less);
         // Textbook: Parikh of level 1 alone: {t0, t1} has t1, {t0} has none: b smaller.
         assert_eq!(cmp_foata(&a, &b, false), Ordering::Greater);
+    }
+
+    #[test]
+    fn mole_levels_count_distinct_transitions_first() {
+        assert_eq!(cmp_level(&[(0, 1, 1), (1, 0, 1)]), Ordering::Less);
+        assert_eq!(
+            cmp_level(&[(0, 1, 0), (1, 1, 0), (2, 0, 3)]),
+            Ordering::Greater
+        );
+        // {t0, t1} against {t0, t1, t1}: fewer of t1 and nothing later: smaller.
+        assert_eq!(cmp_level(&[(0, 1, 1), (1, 1, 2)]), Ordering::Less);
+        // {t0, t0, t1} against {t0, t1}: more of t0, the other holds t1 later: smaller.
+        assert_eq!(cmp_level(&[(0, 2, 1), (1, 1, 1)]), Ordering::Less);
+        // {t0, t2} against {t0, t0, t1}: fewer of t0 and holds t2 later: greater.
+        assert_eq!(
+            cmp_level(&[(0, 1, 2), (1, 0, 1), (2, 1, 0)]),
+            Ordering::Greater
+        );
+        assert_eq!(cmp_level(&[(0, 1, 1)]), Ordering::Equal);
+        assert_eq!(
+            level_counts(&[(0, 2), (3, 1)], &[(1, 1), (3, 2)]),
+            vec![(0, 2, 0), (1, 0, 1), (3, 1, 2)]
+        );
     }
 }
