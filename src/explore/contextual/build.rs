@@ -52,14 +52,14 @@ pub(super) struct Builder<'n> {
     heap: Heap,
     /// Marking of every kept history (and the initial one) → that history.
     table: FxHashMap<Vec<PlaceIdx>, u32>,
-    /// `(transition, preset, context)` → event.
-    instances: FxHashMap<(TransIdx, Vec<u32>, Vec<u32>), u32>,
     cond_mark: Vec<u32>,
     event_mark: Vec<u32>,
     place_slot: Vec<u32>,
     epoch: u32,
     ranks: u32,
     pub(super) duplicates: u64,
+    /// The slots of the comb being explored (a buffer kept between combs).
+    slots: Vec<Slot>,
     /// The first sign that the net is not safe.
     unsafe_found: Option<NotSafe>,
     pub(super) peak_bytes: u64,
@@ -107,13 +107,13 @@ impl<'n> Builder<'n> {
             ecs: Vec::new(),
             heap: Heap::default(),
             table: FxHashMap::default(),
-            instances: FxHashMap::default(),
             cond_mark: Vec::new(),
             event_mark: Vec::new(),
             place_slot: vec![u32::MAX; np],
             epoch: 0,
             ranks: 0,
             duplicates: 0,
+            slots: Vec::new(),
             unsafe_found: None,
             peak_bytes: 0,
             tokens: vec![0; np],
@@ -284,8 +284,6 @@ impl<'n> Builder<'n> {
         for &c in &context {
             self.prefix.conditions[c as usize].readers.push(e);
         }
-        self.instances
-            .insert((t, preset.clone(), context.clone()), e);
         self.prefix.events.push(Event {
             transition: t,
             preset,
@@ -552,47 +550,62 @@ impl<'n> Builder<'n> {
     /// history of an event of `t`.
     fn comb(&mut self, r: u32, t: TransIdx, consumed: bool) {
         let p = self.prefix.conditions[self.ecs[r as usize].cond as usize].place;
+        // The slots live in a buffer kept between calls: combs are many and small.
+        let mut slots = std::mem::take(&mut self.slots);
         let tr = &self.trs[t as usize];
-        let mut slots: Vec<Slot> = tr
+        let places = tr
             .pre
             .iter()
             .map(|&q| (q, true))
             .chain(tr.context.iter().map(|&q| (q, false)))
-            .filter(|&(q, _)| q != p)
-            .map(|(place, consumed)| Slot {
-                place,
-                consumed,
-                candidates: Vec::new(),
-                chosen: 0,
-            })
-            .collect();
-        for (i, s) in slots.iter().enumerate() {
-            self.place_slot[s.place as usize] = i as u32;
+            .filter(|&(q, _)| q != p);
+        let mut n = 0;
+        for (place, consumed) in places {
+            if n == slots.len() {
+                slots.push(Slot {
+                    place,
+                    consumed,
+                    candidates: Vec::new(),
+                    chosen: 0,
+                });
+            }
+            let s = &mut slots[n];
+            s.place = place;
+            s.consumed = consumed;
+            s.candidates.clear();
+            s.chosen = 0;
+            self.place_slot[place as usize] = n as u32;
+            n += 1;
         }
         for &rp in &self.ecs[r as usize].co {
             let x = &self.ecs[rp as usize];
             let q = self.prefix.conditions[x.cond as usize].place;
-            let i = self.place_slot[q as usize];
-            if (i as usize) < slots.len() && slots[i as usize].place == q {
-                let s = &mut slots[i as usize];
+            let i = self.place_slot[q as usize] as usize;
+            if i < n && slots[i].place == q {
+                let s = &mut slots[i];
                 if x.live && (s.consumed || x.generating()) {
                     s.candidates.push(rp);
                 }
             }
         }
-        for s in &slots {
+        for s in &slots[..n] {
             self.place_slot[s.place as usize] = u32::MAX;
         }
-        if slots.iter().any(|s| s.candidates.is_empty()) {
-            return;
+        if !slots[..n].iter().any(|s| s.candidates.is_empty()) {
+            slots[..n].sort_by_key(|s| s.candidates.len());
+            self.choose(r, t, consumed, &mut slots[..n]);
         }
-        slots.sort_by_key(|s| s.candidates.len());
-        // Depth-first over the slots, each choice concurrent with the earlier ones.
+        self.slots = slots;
+    }
+
+    /// Depth-first over the slots, each choice concurrent with the earlier ones; every full
+    /// choice is a solution.
+    fn choose(&mut self, r: u32, t: TransIdx, consumed: bool, slots: &mut [Slot]) {
         let n = slots.len();
         let mut level = 0;
         loop {
             if level == n {
-                self.solution(r, t, consumed, &slots);
+                self.solution(r, t, consumed, slots);
                 if n == 0 {
                     return;
                 }
@@ -655,8 +668,20 @@ impl<'n> Builder<'n> {
         }
         preset.sort_unstable();
         context.sort_unstable();
-        let e = match self.instances.get(&(t, preset.clone(), context.clone())) {
-            Some(&e) => e,
+        // The event, when one of `t` already has these conditions: it consumes or reads the
+        // trigger's condition, whose lists are short.
+        let cond = &self.prefix.conditions[rc as usize];
+        let users = if consumed {
+            &cond.consumers
+        } else {
+            &cond.readers
+        };
+        let existing = users.iter().copied().find(|&x| {
+            let ev = &self.prefix.events[x as usize];
+            ev.transition == t && ev.preset == preset && ev.context == context
+        });
+        let e = match existing {
+            Some(e) => e,
             None => self.new_event(t, preset, context),
         };
         let mut parts = Vec::new();
