@@ -47,6 +47,8 @@ pub(super) struct Builder<'n> {
     /// Per place, the transitions that consume it and those that read it (live ones only).
     consumers: Vec<Vec<TransIdx>>,
     readers: Vec<Vec<TransIdx>>,
+    /// Places marked initially.
+    initial: Vec<PlaceIdx>,
     pub(super) prefix: ContextualPrefix,
     pub(super) ecs: Vec<Enriched>,
     heap: Heap,
@@ -103,6 +105,9 @@ impl<'n> Builder<'n> {
             trs,
             consumers,
             readers,
+            initial: (0..np as PlaceIdx)
+                .filter(|&p| net.places[p as usize].initial > 0)
+                .collect(),
             prefix: ContextualPrefix::default(),
             ecs: Vec::new(),
             heap: Heap::default(),
@@ -726,12 +731,9 @@ impl<'n> Builder<'n> {
         let mut parikh: Vec<(u32, u32)> = Vec::new();
         crate::explore::prefix::order::parikh_of_sorted(&ts, &mut parikh);
         // The marking: the initial one, plus what the events produce, less what they consume.
-        let mut touched: Vec<PlaceIdx> = Vec::new();
-        for (p, place) in self.net.places.iter().enumerate() {
-            if place.initial > 0 {
-                self.tokens[p] += 1;
-                touched.push(p as PlaceIdx);
-            }
+        let mut touched: Vec<PlaceIdx> = self.initial.clone();
+        for &p in &self.initial {
+            self.tokens[p as usize] += 1;
         }
         for &(t, n) in &parikh {
             let tr = &self.trs[t as usize];

@@ -74,7 +74,7 @@ pub struct History {
     /// Events of `H` reading a condition its event consumes.
     pub(super) readers_of_preset: Vec<u32>,
     /// The enriched conditions it was built from (the one that triggered it first).
-    pub built_from: Vec<u32>,
+    pub(super) built_from: Vec<u32>,
     /// Where it stands.
     pub state: HistoryState,
     /// Its rank in the order in which histories left the queue ([`NONE`] while queued).
