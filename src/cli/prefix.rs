@@ -113,18 +113,9 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let progress = Progress::spinner(args.output.quiet);
     let start = std::time::Instant::now();
     // A drawing too large is said at once, as the prefix passes the limit; the run goes on.
-    let dot_limit = args.dot.as_ref().map(|_| args.dot_limit);
-    let mut said = false;
+    let mut ahead = DotLimitAhead::new(args);
     let r = unfold_prefix(&net, options, &limits, &mut |p| {
-        if let Some(limit) = dot_limit
-            && !said
-            && (p.events + p.conditions) as usize > limit
-        {
-            said = true;
-            progress.suspend(|| {
-                eprintln!("warning: {}", refusal_ahead("the occurrence net", limit));
-            });
-        }
+        ahead.check(p.events + p.conditions, &progress);
         progress.set_message(|| {
             format!(
                 "{} events, {} conditions, {} queued, {}",
@@ -204,6 +195,33 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     Ok(Outcome::of(&report, args.limits.no_fail))
 }
 
+/// Says once, as the prefix grows past `--dot-limit`, that it will not be drawn.
+struct DotLimitAhead {
+    limit: Option<usize>,
+    said: bool,
+}
+
+impl DotLimitAhead {
+    fn new(args: &PrefixArgs) -> Self {
+        DotLimitAhead {
+            limit: args.dot.as_ref().map(|_| args.dot_limit),
+            said: false,
+        }
+    }
+
+    fn check(&mut self, nodes: u64, progress: &Progress) {
+        if let Some(limit) = self.limit
+            && !self.said
+            && nodes as usize > limit
+        {
+            self.said = true;
+            progress.suspend(|| {
+                eprintln!("warning: {}", refusal_ahead("the occurrence net", limit));
+            });
+        }
+    }
+}
+
 /// `unfold prefix` on the contextual unfolding.
 fn run_contextual(
     args: &PrefixArgs,
@@ -227,18 +245,9 @@ fn run_contextual(
     let limits = watchdog.limits();
     let progress = Progress::spinner(args.output.quiet);
     let start = std::time::Instant::now();
-    let dot_limit = args.dot.as_ref().map(|_| args.dot_limit);
-    let mut said = false;
+    let mut ahead = DotLimitAhead::new(args);
     let mut r = unfold::explore::contextual::unfold_contextual(net, &limits, &mut |p| {
-        if let Some(limit) = dot_limit
-            && !said
-            && (p.events + p.conditions) as usize > limit
-        {
-            said = true;
-            progress.suspend(|| {
-                eprintln!("warning: {}", refusal_ahead("the occurrence net", limit));
-            });
-        }
+        ahead.check(p.events + p.conditions, &progress);
         progress.set_message(|| {
             format!(
                 "{} histories, {} events, {} conditions, {} queued, {}",

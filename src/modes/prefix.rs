@@ -78,27 +78,15 @@ pub fn report(
         r.read_arcs_as_loops,
     );
     let mut notes = Vec::new();
-    let mut found = false;
-    if let Some(answer) = &r.deadlock {
-        stats.add("deadlock", "deadlock", deadlock_value(answer));
-        if let DeadlockAnswer::Found(config) = answer {
-            found = true;
-            let w = deadlock_witness(net, r, config);
-            notes.push(witness_line("deadlock witness", &w));
-            stats.add_json("deadlock_witness", witness_json(w));
-        }
-    }
-    stats.add("prefix_bytes", "prefix data", human_bytes(r.bytes));
-    // The unfolding alone, without reading the net: what other unfolders' times compare with.
-    stats.add("explore_time_s", "unfolding time (s)", unfold_seconds);
-    if r.deadlock.is_some() {
-        stats.add(
-            "deadlock_time_s",
-            "deadlock search time (s)",
-            r.deadlock_seconds,
-        );
-    }
-    tail(&mut stats, elapsed);
+    let spent = Spent {
+        bytes: r.bytes,
+        unfold_seconds,
+        deadlock_seconds: r.deadlock_seconds,
+        elapsed,
+    };
+    let found = deadlock_and_tail(&mut stats, &mut notes, r.deadlock.as_ref(), spent, |c| {
+        deadlock_witness(net, r, c)
+    });
     if r.read_arcs_as_loops > 0 {
         notes.push(format!(
             "note: {} read arcs were unfolded as self-loops (consume and produce the place)",
@@ -112,6 +100,47 @@ pub fn report(
         found,
         complete,
     }
+}
+
+/// What a prefix's run spent: its peak bytes and times.
+struct Spent {
+    bytes: u64,
+    unfold_seconds: f64,
+    deadlock_seconds: f64,
+    elapsed: Duration,
+}
+
+/// The deadlock answer (with `witness`'s run and marking when one was found), the memory and
+/// the times, and the tail of a prefix's report; whether a deadlock was found.
+fn deadlock_and_tail(
+    stats: &mut Stats,
+    notes: &mut Vec<String>,
+    deadlock: Option<&DeadlockAnswer>,
+    spent: Spent,
+    witness: impl FnOnce(&[u32]) -> Witness,
+) -> bool {
+    let mut found = false;
+    if let Some(answer) = deadlock {
+        stats.add("deadlock", "deadlock", deadlock_value(answer));
+        if let DeadlockAnswer::Found(events) = answer {
+            found = true;
+            let w = witness(events);
+            notes.push(witness_line("deadlock witness", &w));
+            stats.add_json("deadlock_witness", witness_json(w));
+        }
+    }
+    stats.add("prefix_bytes", "prefix data", human_bytes(spent.bytes));
+    // The unfolding alone, without reading the net: what other unfolders' times compare with.
+    stats.add("explore_time_s", "unfolding time (s)", spent.unfold_seconds);
+    if deadlock.is_some() {
+        stats.add(
+            "deadlock_time_s",
+            "deadlock search time (s)",
+            spent.deadlock_seconds,
+        );
+    }
+    tail(stats, spent.elapsed);
+    found
 }
 
 /// The deadlock answer as JSON: true, false, or null when unknown.
@@ -206,26 +235,15 @@ pub fn contextual_report(
     stats.add("duphist", "duplicate histories dropped", r.duplicates);
     stats.add("read_arcs", "read arcs", net.read_arc_count());
     let mut notes = Vec::new();
-    let mut found = false;
-    if let Some(answer) = &r.deadlock {
-        stats.add("deadlock", "deadlock", deadlock_value(answer));
-        if let DeadlockAnswer::Found(run) = answer {
-            found = true;
-            let w = contextual_witness(net, r, run);
-            notes.push(witness_line("deadlock witness", &w));
-            stats.add_json("deadlock_witness", witness_json(w));
-        }
-    }
-    stats.add("prefix_bytes", "prefix data", human_bytes(r.bytes));
-    stats.add("explore_time_s", "unfolding time (s)", unfold_seconds);
-    if r.deadlock.is_some() {
-        stats.add(
-            "deadlock_time_s",
-            "deadlock search time (s)",
-            r.deadlock_seconds,
-        );
-    }
-    tail(&mut stats, elapsed);
+    let spent = Spent {
+        bytes: r.bytes,
+        unfold_seconds,
+        deadlock_seconds: r.deadlock_seconds,
+        elapsed,
+    };
+    let found = deadlock_and_tail(&mut stats, &mut notes, r.deadlock.as_ref(), spent, |run| {
+        contextual_witness(net, r, run)
+    });
     notes.extend(stop_note(stopped, r.deadlock.is_some(), r.deadlock_seconds));
     Report {
         stats,
