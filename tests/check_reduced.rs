@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::{Arcs, NetSpec as Spec, net_of_spec as build};
+
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
@@ -17,16 +19,6 @@ use unfold::check::run::{EngineChoice, Value};
 use unfold::explore::limits::Limits;
 use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
 use unfold::property::syntax::{Ask, Cmp, Form, IntExpr, ResolvedFormula, ResolvedQuery};
-
-/// Arcs of a random transition: `(place, weight)`, places modulo the net's.
-type Arcs = Vec<(usize, u32)>;
-
-/// A random net: initial marking and transitions `(pre, post, reads)`.
-#[derive(Clone, Debug)]
-struct Spec {
-    initial: Vec<u32>,
-    transitions: Vec<(Arcs, Arcs, Arcs)>,
-}
 
 /// Mostly one input and one output arc: sequences and choices, what the rules reduce.
 fn arb_arcs(max: usize) -> impl Strategy<Value = Arcs> {
@@ -57,31 +49,6 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
                 transitions,
             })
     })
-}
-
-fn build(spec: &Spec) -> Net {
-    let n = spec.initial.len();
-    let mut b = NetBuilder::new("random");
-    for (i, &m) in spec.initial.iter().enumerate() {
-        b.add_place(format!("p{i}"), None, m).unwrap();
-    }
-    for (i, (pre, post, reads)) in spec.transitions.iter().enumerate() {
-        let t = b.add_transition(format!("t{i}"), None).unwrap();
-        for (arcs, kind) in [
-            (pre, ArcKind::Input),
-            (post, ArcKind::Output),
-            (reads, ArcKind::Read),
-        ] {
-            let mut merged = std::collections::BTreeMap::new();
-            for &(p, w) in arcs {
-                *merged.entry(p % n).or_insert(0) += w;
-            }
-            for (p, w) in merged {
-                b.add_arc(p as PlaceIdx, t, kind, w).unwrap();
-            }
-        }
-    }
-    b.finish()
 }
 
 /// A random state predicate over places `< places` and transitions `< transitions`.

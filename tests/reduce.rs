@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::{Arcs, NetSpec as Spec, net_of_spec as build};
+
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use proptest::prelude::*;
@@ -16,16 +18,6 @@ use proptest::test_runner::{Config, TestRunner};
 use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
 use unfold::structural::Budget;
 use unfold::structural::reduce::{Preserve, Reduction, reduce};
-
-/// Arcs of a random transition: `(place, weight)`, places modulo the net's.
-type Arcs = Vec<(usize, u32)>;
-
-/// A random net: initial marking and transitions `(pre, post, reads)`.
-#[derive(Clone, Debug)]
-struct Spec {
-    initial: Vec<u32>,
-    transitions: Vec<(Arcs, Arcs, Arcs)>,
-}
 
 fn arb_weight() -> impl Strategy<Value = u32> {
     prop_oneof![8 => Just(1u32), 2 => Just(2u32), 1 => Just(3u32)]
@@ -61,32 +53,6 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
                 transitions,
             })
     })
-}
-
-/// The net of `spec` (repeated arcs merged, weights added).
-fn build(spec: &Spec) -> Net {
-    let n = spec.initial.len();
-    let mut b = NetBuilder::new("random");
-    for (i, &m) in spec.initial.iter().enumerate() {
-        b.add_place(format!("p{i}"), None, m).unwrap();
-    }
-    for (i, (pre, post, reads)) in spec.transitions.iter().enumerate() {
-        let t = b.add_transition(format!("t{i}"), None).unwrap();
-        for (arcs, kind) in [
-            (pre, ArcKind::Input),
-            (post, ArcKind::Output),
-            (reads, ArcKind::Read),
-        ] {
-            let mut merged = std::collections::BTreeMap::new();
-            for &(p, w) in arcs {
-                *merged.entry(p % n).or_insert(0) += w;
-            }
-            for (p, w) in merged {
-                b.add_arc(p as PlaceIdx, t, kind, w).unwrap();
-            }
-        }
-    }
-    b.finish()
 }
 
 /// A hand-made transition: name, input arcs and output arcs as `(place, weight)`.

@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::{Arcs, NetSpec as Spec, net_of_spec as build};
+
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -20,15 +22,6 @@ use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
 use unfold::structural::summary::Summary;
 use unfold::structural::tsemiflows::t_semiflows;
 use unfold::structural::{Budget, Facts};
-
-/// Arcs of a random transition: `(place, weight)`, places modulo the net's.
-type Arcs = Vec<(usize, u32)>;
-
-#[derive(Clone, Debug)]
-struct Spec {
-    initial: Vec<u32>,
-    transitions: Vec<(Arcs, Arcs, Arcs)>,
-}
 
 /// Mostly one input and one output arc (state machines, which have T-semiflows, and their
 /// synchronisations), sometimes none (sources and sinks, which may have none).
@@ -60,31 +53,6 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
                 transitions,
             })
     })
-}
-
-fn build(spec: &Spec) -> Net {
-    let n = spec.initial.len();
-    let mut b = NetBuilder::new("random");
-    for (i, &m) in spec.initial.iter().enumerate() {
-        b.add_place(format!("p{i}"), None, m).unwrap();
-    }
-    for (i, (pre, post, reads)) in spec.transitions.iter().enumerate() {
-        let t = b.add_transition(format!("t{i}"), None).unwrap();
-        for (arcs, kind) in [
-            (pre, ArcKind::Input),
-            (post, ArcKind::Output),
-            (reads, ArcKind::Read),
-        ] {
-            let mut merged = std::collections::BTreeMap::new();
-            for &(p, w) in arcs {
-                *merged.entry(p % n).or_insert(0) += w;
-            }
-            for (p, w) in merged {
-                b.add_arc(p as PlaceIdx, t, kind, w).unwrap();
-            }
-        }
-    }
-    b.finish()
 }
 
 fn enabled(net: &Net, m: &[u64], t: TransIdx) -> bool {

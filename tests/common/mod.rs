@@ -225,3 +225,42 @@ pub fn csv_records(text: &str) -> Vec<Vec<String>> {
 /// The header line of `unfold batch --csv`: a stable interface (README, "Batch runs").
 pub const BATCH_HEADER: &str = "net,mode,status,exit_code,wall_s,peak_mb,states,edges,deadlocks,\
     assertion_failures,events,cutoffs,conditions,histories,maximal_configurations,executions,complete,file,message";
+
+/// Arcs of a random transition: `(place, weight)`, places taken modulo the net's.
+pub type Arcs = Vec<(usize, u32)>;
+
+/// A random net: initial marking and transitions `(pre, post, reads)`.
+#[derive(Clone, Debug)]
+pub struct NetSpec {
+    /// Initial tokens per place.
+    pub initial: Vec<u32>,
+    /// Input, output and read arcs of each transition.
+    pub transitions: Vec<(Arcs, Arcs, Arcs)>,
+}
+
+/// The net of `spec` (repeated arcs merged, weights added).
+pub fn net_of_spec(spec: &NetSpec) -> unfold::model::net::Net {
+    use unfold::model::net::{ArcKind, NetBuilder, PlaceIdx};
+    let n = spec.initial.len();
+    let mut b = NetBuilder::new("random");
+    for (i, &m) in spec.initial.iter().enumerate() {
+        b.add_place(format!("p{i}"), None, m).unwrap();
+    }
+    for (i, (pre, post, reads)) in spec.transitions.iter().enumerate() {
+        let t = b.add_transition(format!("t{i}"), None).unwrap();
+        for (arcs, kind) in [
+            (pre, ArcKind::Input),
+            (post, ArcKind::Output),
+            (reads, ArcKind::Read),
+        ] {
+            let mut merged = std::collections::BTreeMap::new();
+            for &(p, w) in arcs {
+                *merged.entry(p % n).or_insert(0) += w;
+            }
+            for (p, w) in merged {
+                b.add_arc(p as PlaceIdx, t, kind, w).unwrap();
+            }
+        }
+    }
+    b.finish()
+}
