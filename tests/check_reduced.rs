@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Arcs, NetSpec as Spec, net_of_spec as build};
+use common::{Arcs, NetSpec as Spec, enabled, fire, net_of_spec as build};
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
@@ -133,26 +133,6 @@ fn query(net: &Net, shape: usize, p: &(Vec<(Atom, bool)>, bool), bound: &[usize]
         id: format!("q{shape}"),
         ask,
     }
-}
-
-fn enabled(net: &Net, m: &[u64], t: TransIdx) -> bool {
-    let tr = &net.transitions[t as usize];
-    tr.pre
-        .iter()
-        .chain(&tr.reads)
-        .all(|a| m[a.place as usize] >= a.weight as u64)
-}
-
-fn fire(net: &Net, m: &[u64], t: TransIdx) -> Vec<u64> {
-    let tr = &net.transitions[t as usize];
-    let mut next = m.to_vec();
-    for a in &tr.pre {
-        next[a.place as usize] -= a.weight as u64;
-    }
-    for a in &tr.post {
-        next[a.place as usize] += a.weight as u64;
-    }
-    next
 }
 
 /// The marking `run` reaches from the initial one, if it can be fired.

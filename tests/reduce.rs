@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{Arcs, NetSpec as Spec, net_of_spec as build};
+use common::{Arcs, NetSpec as Spec, enabled, fire, net_of_spec as build};
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -74,26 +74,6 @@ fn net(places: &[(&str, u32)], transitions: &[Hand]) -> Net {
         }
     }
     b.finish()
-}
-
-fn enabled(net: &Net, m: &[u64], t: TransIdx) -> bool {
-    let tr = &net.transitions[t as usize];
-    tr.pre
-        .iter()
-        .chain(&tr.reads)
-        .all(|a| m[a.place as usize] >= a.weight as u64)
-}
-
-fn fire(net: &Net, m: &[u64], t: TransIdx) -> Vec<u64> {
-    let tr = &net.transitions[t as usize];
-    let mut next = m.to_vec();
-    for a in &tr.pre {
-        next[a.place as usize] -= a.weight as u64;
-    }
-    for a in &tr.post {
-        next[a.place as usize] += a.weight as u64;
-    }
-    next
 }
 
 /// The explicit state space, by a naive breadth-first search: states, their successors and the

@@ -1,7 +1,7 @@
 //! `unfold prefix`: the complete finite prefix of a safe net, its deadlock answer, and its
 //! pictures (DOT) and `.mci` file.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -9,7 +9,9 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
-use super::shared::{LimitArgs, Outcome, OutputArgs, check_output_paths, emit_to, read_net, watch};
+use super::shared::{
+    LimitArgs, Outcome, OutputArgs, check_output_paths, emit_to, read_net, watch, write_output,
+};
 use unfold::explore::prefix::{Order, PrefixOptions, unfold_prefix};
 use unfold::report::dot::{refusal, refusal_ahead};
 use unfold::report::progress::Progress;
@@ -167,12 +169,7 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
             args.dot_limit,
             &mut buf,
         )?;
-        if path == Path::new("-") {
-            io::stdout().lock().write_all(&buf)?;
-        } else {
-            std::fs::write(path, &buf)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
+        write_output(path, &buf)?;
     }
     if let Some(path) = &args.mci {
         if dash(&args.mci) {
@@ -284,12 +281,7 @@ fn run_contextual(
             _ => &[],
         };
         unfold::report::contextual_dot::write_contextual_net(net, &r.prefix, deadlock, &mut buf)?;
-        if path == Path::new("-") {
-            io::stdout().lock().write_all(&buf)?;
-        } else {
-            std::fs::write(path, &buf)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
+        write_output(path, &buf)?;
     }
     emit_to(&report.stats, &args.output, &report.notes, stdout_taken)?;
     if refused {

@@ -369,17 +369,7 @@ fn report<S: System + ?Sized>(
         let mut text = Vec::new();
         write_event_graph(&graph, args.dot_limit, &mut text)
             .with_context(|| format!("cannot draw {}", path.display()))?;
-        if path == Path::new("-") {
-            use std::io::Write;
-            std::io::stdout()
-                .lock()
-                .write_all(&text)
-                .context("cannot write the drawing to standard output")?;
-        } else {
-            std::fs::write(path, text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        Ok(())
+        super::shared::write_output(path, &text)
     };
     let drawn = args
         .dot

@@ -343,6 +343,18 @@ pub fn output_format(to: Option<NetFormat>, output: &Path) -> Result<Format> {
     })
 }
 
+/// Writes `bytes` (a drawing, a report) to `path` (`-`: standard output).
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    if path == Path::new("-") {
+        io::stdout()
+            .lock()
+            .write_all(bytes)
+            .context("cannot write to standard output")
+    } else {
+        std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
 /// Writes `net` in `format` to `output` (`-`: standard output).
 pub fn write_net_file(net: &Net, format: Format, output: &Path) -> Result<()> {
     if output == Path::new("-") {

@@ -264,3 +264,25 @@ pub fn net_of_spec(spec: &NetSpec) -> unfold::model::net::Net {
     }
     b.finish()
 }
+
+/// Whether `t` is enabled at the marking `m` (token counts), by the firing rule alone.
+pub fn enabled(net: &unfold::model::net::Net, m: &[u64], t: u32) -> bool {
+    let tr = &net.transitions[t as usize];
+    tr.pre
+        .iter()
+        .chain(&tr.reads)
+        .all(|a| m[a.place as usize] >= a.weight as u64)
+}
+
+/// The marking after firing `t` (enabled) at `m`.
+pub fn fire(net: &unfold::model::net::Net, m: &[u64], t: u32) -> Vec<u64> {
+    let tr = &net.transitions[t as usize];
+    let mut next = m.to_vec();
+    for a in &tr.pre {
+        next[a.place as usize] -= a.weight as u64;
+    }
+    for a in &tr.post {
+        next[a.place as usize] += a.weight as u64;
+    }
+    next
+}

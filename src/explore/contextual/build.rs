@@ -50,7 +50,7 @@ pub(super) struct Builder<'n> {
     /// Places marked initially.
     initial: Vec<PlaceIdx>,
     pub(super) prefix: ContextualPrefix,
-    pub(super) ecs: Vec<Enriched>,
+    ecs: Vec<Enriched>,
     heap: Heap,
     /// Marking of every kept history (and the initial one) → that history.
     table: FxHashMap<Vec<PlaceIdx>, u32>,

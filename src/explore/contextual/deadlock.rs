@@ -13,7 +13,10 @@
 //! That is the price of exactness on contextual prefixes (two configurations with one marking
 //! may extend differently inside the prefix).
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 use super::ContextualPrefix;
 use crate::explore::limits::Limits;
@@ -37,22 +40,34 @@ pub fn search(net: &Net, prefix: &ContextualPrefix, limits: &Limits) -> Deadlock
         cut0[c / 64] |= 1 << (c % 64);
     }
     let has = |cut: &[u64], c: u32| cut[c as usize / 64] >> (c % 64) & 1 == 1;
-    // States: cut, parent, event fired from the parent.
-    let mut states: Vec<(Vec<u64>, u32, u32)> = vec![(cut0.clone(), u32::MAX, u32::MAX)];
-    let mut seen: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
-    seen.insert(cut0, 0);
+    // States: cut, parent, event fired from the parent; `seen` indexes them by cut (each cut
+    // is held once, in `states`).
+    let hasher = FxBuildHasher;
+    let mut seen: HashTable<u32> = HashTable::new();
+    seen.insert_unique(hasher.hash_one(&cut0), 0, |_| {
+        unreachable!("the table is empty")
+    });
+    let mut states: Vec<(Vec<u64>, u32, u32)> = vec![(cut0, u32::MAX, u32::MAX)];
     let mut next = 0usize;
     let mut marked = vec![false; net.places.len()];
     while next < states.len() {
         if next.is_multiple_of(1024) {
-            let bytes = (states.len() * (words * 16 + 64)) as u64;
+            let bytes = (states.len() * (words * 8 + 48)) as u64;
             if let Err(r) = limits.check_time().and_then(|_| limits.check_memory(bytes)) {
                 return DeadlockAnswer::Unknown(r);
             }
         }
         let cut = states[next].0.clone();
         // The marking, and whether it enables some transition.
-        let conds: Vec<u32> = (0..nc as u32).filter(|&c| has(&cut, c)).collect();
+        let conds: Vec<u32> = cut
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &bits)| {
+                (0..64u32)
+                    .filter(move |b| bits >> b & 1 == 1)
+                    .map(move |b| w as u32 * 64 + b)
+            })
+            .collect();
         for &c in &conds {
             marked[prefix.conditions[c as usize].place as usize] = true;
         }
@@ -94,8 +109,13 @@ pub fn search(net: &Net, prefix: &ContextualPrefix, limits: &Limits) -> Deadlock
             for &c in &ev.postset {
                 after[c as usize / 64] |= 1 << (c % 64);
             }
-            if !seen.contains_key(&after) {
-                seen.insert(after.clone(), states.len() as u32);
+            let hash = hasher.hash_one(&after);
+            if seen
+                .find(hash, |&i| states[i as usize].0 == after)
+                .is_none()
+            {
+                let id = states.len() as u32;
+                seen.insert_unique(hash, id, |&i| hasher.hash_one(&states[i as usize].0));
                 states.push((after, next as u32, e));
             }
         }

@@ -151,8 +151,6 @@ pub struct ContextualRun {
     pub stopped: Option<StopReason>,
     /// Enriched conditions made, by kind.
     pub enriched: EnrichedCounts,
-    /// The enriched conditions, with their concurrency relation.
-    pub enriched_conditions: Vec<Enriched>,
     /// Histories found twice and dropped (Cunf's `duphist`).
     pub duplicates: u64,
     /// Peak bytes held by the construction (its own accounting).
@@ -191,7 +189,6 @@ pub fn unfold_contextual(
         prefix: std::mem::take(&mut b.prefix),
         stopped,
         enriched,
-        enriched_conditions: std::mem::take(&mut b.ecs),
         bytes,
         deadlock: None,
         deadlock_seconds: 0.0,
