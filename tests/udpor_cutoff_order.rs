@@ -36,24 +36,52 @@ fn level(key: &Key, l: usize, transitions: usize) -> Vec<u32> {
     v
 }
 
-/// Esparza–Römer–Vogler: size, then the Parikh vectors, then the Foata levels one by one, each
-/// by its Parikh vector. Vectors compare lexicographically (at the first transition whose
-/// counts differ, fewer is smaller), which is how Rust compares them.
-fn erv(a: &Key, b: &Key) -> Ordering {
+/// Dense Parikh vectors compared as Mole and Cunf compare them: at the first transition whose
+/// counts differ, *more* is smaller (Rust's lexicographic order of the vectors, reversed).
+fn parikh(a: &[u32], b: &[u32]) -> Ordering {
+    b.cmp(a)
+}
+
+/// The sorted word of transitions of Foata level `l` of `key`.
+fn level_word(key: &Key, l: usize) -> Vec<usize> {
+    key.foata
+        .iter()
+        .filter(|&&(m, _)| m == l)
+        .map(|&(_, t)| t)
+        .collect()
+}
+
+/// Size, then the Parikh vectors, then the Foata levels one by one, each by `by_level`.
+fn by_levels(a: &Key, b: &Key, by_level: impl Fn(usize) -> Ordering) -> Ordering {
     a.size
         .cmp(&b.size)
-        .then_with(|| a.parikh.cmp(&b.parikh))
+        .then_with(|| parikh(&a.parikh, &b.parikh))
         .then_with(|| {
             let depth = |k: &Key| k.foata.last().map_or(0, |&(l, _)| l);
-            let n = a.parikh.len();
             for l in 1..=depth(a).min(depth(b)) {
-                let c = level(a, l, n).cmp(&level(b, l, n));
+                let c = by_level(l);
                 if c != Ordering::Equal {
                     return c;
                 }
             }
             depth(a).cmp(&depth(b))
         })
+}
+
+/// Esparza–Römer–Vogler: each Foata level by its Parikh vector.
+fn erv(a: &Key, b: &Key) -> Ordering {
+    let n = a.parikh.len();
+    by_levels(a, b, |l| parikh(&level(a, l, n), &level(b, l, n)))
+}
+
+/// Mole's variant: each Foata level by its number of distinct transitions, then by its sorted
+/// word of transitions (lexicographically, a proper prefix first).
+fn mole(a: &Key, b: &Key) -> Ordering {
+    by_levels(a, b, |l| {
+        let (wa, wb) = (level_word(a, l), level_word(b, l));
+        let distinct = |w: &[usize]| w.chunk_by(|x, y| x == y).count();
+        distinct(&wa).cmp(&distinct(&wb)).then_with(|| wa.cmp(&wb))
+    })
 }
 
 /// McMillan: size alone.
@@ -139,6 +167,7 @@ fn cutoffs_are_exactly_the_events_a_smaller_configuration_reached_first() {
         // The cache off rebuilds events: their verdicts must survive that.
         for (order, cache, max_events) in [
             (Order::Erv, Cache::Bounded, 10_000),
+            (Order::Mole, Cache::Bounded, 10_000),
             (Order::Size, Cache::Bounded, 10_000),
             (Order::Erv, Cache::Off, 3_000),
         ] {
@@ -178,7 +207,11 @@ fn cutoffs_are_exactly_the_events_a_smaller_configuration_reached_first() {
                 continue;
             }
             let events = &outcome.events;
-            let cmp = if order == Order::Erv { erv } else { size };
+            let cmp = match order {
+                Order::Erv => erv,
+                Order::Mole => mole,
+                Order::Size => size,
+            };
             let facts = keys_and_markings(&sys, events);
             let mut initial = vec![0u64; sys.state_words()];
             sys.initial_state(&mut initial);

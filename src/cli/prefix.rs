@@ -10,23 +10,13 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
 use super::shared::{
-    LimitArgs, Outcome, OutputArgs, check_output_paths, emit_to, read_net, watch, write_output,
+    LimitArgs, OrderArg, Outcome, OutputArgs, check_output_paths, emit_to, read_net, watch,
+    write_output,
 };
 use unfold::explore::prefix::{Order, PrefixOptions, unfold_prefix};
 use unfold::report::dot::{refusal, refusal_ahead};
 use unfold::report::progress::Progress;
 use unfold::report::stats::human_bytes;
-
-/// Adequate orders of `prefix`.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum PrefixOrder {
-    /// Mole's variant of Esparza–Römer–Vogler (Foata levels by size, then Parikh vector).
-    Mole,
-    /// Textbook Esparza–Römer–Vogler (Foata levels by Parikh vector).
-    Erv,
-    /// McMillan: size of the local configuration.
-    Size,
-}
 
 /// How `prefix` unfolds read arcs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -51,8 +41,8 @@ pub struct PrefixArgs {
     #[arg(long, conflicts_with = "read_arcs")]
     pub contextual: bool,
     /// Adequate order (mole reproduces the prefix sizes of Mole and Cunf).
-    #[arg(long, value_enum, default_value = "mole")]
-    pub order: PrefixOrder,
+    #[arg(long, value_enum, default_value_t = OrderArg::Mole)]
+    pub order: OrderArg,
     /// Decide deadlock freedom from the prefix (exit 1 and a witness when a deadlock exists).
     #[arg(long)]
     pub deadlock: bool,
@@ -102,11 +92,7 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     if args.contextual || (args.read_arcs == ReadArcs::Contextual && net.read_arc_count() > 0) {
         return run_contextual(args, &net, &watchdog, stdout_taken);
     }
-    let order = match args.order {
-        PrefixOrder::Mole => Order::Mole,
-        PrefixOrder::Erv => Order::Erv,
-        PrefixOrder::Size => Order::Size,
-    };
+    let order = Order::from(args.order);
     // The deadlock search is its own phase, timed and shown apart from the unfolding.
     let options = PrefixOptions {
         order,
@@ -233,7 +219,7 @@ fn run_contextual(
             args.file.display()
         );
     }
-    if !matches!(args.order, PrefixOrder::Mole) {
+    if !matches!(args.order, OrderArg::Mole) {
         bail!(
             "the contextual unfolding uses Cunf's order (--order mole); --read-arcs self-loops \
              unfolds with --order erv or size"

@@ -9,7 +9,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 
 use super::shared::{
-    LimitArgs, Outcome, OutputArgs, check_output_paths, emit_to, read_net, read_program, watch,
+    LimitArgs, OrderArg, Outcome, OutputArgs, check_output_paths, emit_to, read_net, read_program,
+    watch,
 };
 use unfold::explore::udpor::{self, Cache, Pick, UdporOptions, UdporOutcome};
 use unfold::model::net_system::NetSystem;
@@ -35,16 +36,6 @@ pub enum PickArg {
     Last,
     /// A pseudo-random one (see `--seed`).
     Random,
-}
-
-/// Adequate orders for cutoffs.
-#[derive(Clone, Copy, Debug, ValueEnum, Default)]
-pub enum OrderArg {
-    /// McMillan: smaller local configurations first (not total).
-    Size,
-    /// Esparza–Römer–Vogler: size, Parikh vector, Foata normal form (total).
-    #[default]
-    Erv,
 }
 
 /// What becomes of the events `Remove` takes out of `U`.
@@ -327,10 +318,7 @@ fn options(args: &RunArgs) -> UdporOptions {
 
 /// The adequate order of the cutoffs, if they are on.
 fn cutoff_order(args: &RunArgs) -> Option<Order> {
-    args.cutoffs.then_some(match args.order {
-        OrderArg::Size => Order::Size,
-        OrderArg::Erv => Order::Erv,
-    })
+    args.cutoffs.then_some(args.order.into())
 }
 
 /// Leaves `data` to the process's exit, which follows the report: freeing a large model and

@@ -18,6 +18,7 @@ use unfold::model::net::Net;
 use unfold::model::program::Program;
 use unfold::modes::{self, Report, Verdict};
 use unfold::report::stats::Stats;
+use unfold::unfolding::order::Order;
 
 /// Options shared by the commands that print statistics.
 #[derive(Args, Debug, Clone)]
@@ -316,6 +317,29 @@ fn stop_report(stopped: &Stopped<'_>, output: &OutputArgs) {
 pub fn emit_report(report: &Report, output: &OutputArgs, no_fail: bool) -> Result<Outcome> {
     emit(&report.stats, output, &report.notes)?;
     Ok(Outcome::of(report, no_fail))
+}
+
+/// The adequate orders (`--order` of `run` and `prefix`; one definition, `unfolding::order`).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum OrderArg {
+    /// Mole's variant of Esparza–Römer–Vogler: size, Parikh vector, Foata levels each by its
+    /// number of distinct transitions first (Cunf's and Mole's order; total).
+    Mole,
+    /// Textbook Esparza–Römer–Vogler: size, Parikh vector, Foata levels each by its Parikh
+    /// vector (total).
+    Erv,
+    /// McMillan: the size of the local configuration (not total).
+    Size,
+}
+
+impl From<OrderArg> for Order {
+    fn from(arg: OrderArg) -> Order {
+        match arg {
+            OrderArg::Mole => Order::Mole,
+            OrderArg::Erv => Order::Erv,
+            OrderArg::Size => Order::Size,
+        }
+    }
 }
 
 /// The net formats `convert` and `reduce` write (`--to`).

@@ -42,7 +42,6 @@ pub mod co;
 pub mod deadlock;
 pub mod heap;
 pub mod marks;
-pub mod order;
 
 use std::cell::OnceCell;
 use std::cmp::Ordering;
@@ -50,10 +49,11 @@ use std::ops::Range;
 
 use super::limits::{Limits, StopReason};
 use crate::model::net::{Net, PlaceIdx, TransIdx};
+use crate::unfolding::order;
+pub use crate::unfolding::order::Order;
 use co::CoRelation;
 use heap::Heap;
 use marks::Marks;
-pub use order::Order;
 
 /// "No event": the producer of an initial condition, the correspondent ⊥ of a cutoff.
 pub const NONE: u32 = u32::MAX;

@@ -89,6 +89,7 @@ pub fn report<S: System + ?Sized>(
         match settings.cutoffs {
             Some(Order::Size) => "size order",
             Some(Order::Erv) => "ERV order",
+            Some(Order::Mole) => "Mole order",
             None => "off",
         },
     );

@@ -20,8 +20,8 @@ use super::{ContextualPrefix, ContextualProgress};
 use crate::explore::limits::{Limits, StopReason};
 use crate::explore::prefix::NotSafe;
 use crate::explore::prefix::heap::Heap;
-use crate::explore::prefix::order::{cmp_level, cmp_parikh};
 use crate::model::net::{Net, PlaceIdx, TransIdx};
+use crate::unfolding::order::{cmp_level, cmp_parikh};
 use std::cmp::Ordering;
 
 /// A transition as the construction sees it.
@@ -729,7 +729,7 @@ impl<'n> Builder<'n> {
         }
         ts.sort_unstable();
         let mut parikh: Vec<(u32, u32)> = Vec::new();
-        crate::explore::prefix::order::parikh_of_sorted(&ts, &mut parikh);
+        crate::unfolding::order::parikh_of_sorted(&ts, &mut parikh);
         // The marking: the initial one, plus what the events produce, less what they consume.
         let mut touched: Vec<PlaceIdx> = self.initial.clone();
         for &p in &self.initial {

@@ -12,7 +12,7 @@
 //!
 //! 1. Possible extensions are enriched events waiting in a queue ordered by an adequate order
 //!    on histories (Cunf's: size, Parikh vector, then Foata levels by depth in the graph of
-//!    histories, each compared by [`cmp_level`](crate::explore::prefix::order::cmp_level)).
+//!    histories, each compared by [`cmp_level`](crate::unfolding::order::cmp_level)).
 //! 2. The least leaves the queue. It is a *cutoff* when a history that left before it reaches
 //!    the same marking; otherwise its event's conditions get *enriched conditions* (a condition
 //!    with a history that produced or read it) and their concurrency relation, from which the

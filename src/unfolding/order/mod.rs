@@ -1,21 +1,30 @@
-//! The adequate orders on local configurations used to sort possible extensions and to decide
-//! cutoffs.
+//! Adequate orders on local configurations: one definition for every explorer (the complete
+//! prefix, the contextual prefix and the unfolding DPOR's cutoffs).
 //!
-//! * McMillan (`size`): `|[e]|` only. Not total: a cutoff needs a strictly smaller
+//! * McMillan ([`Order::Size`]): `|[e]|` only. Not total: a cutoff needs a strictly smaller
 //!   correspondent.
-//! * Textbook Esparza–Römer–Vogler (`erv`): size, then Parikh vectors, then Foata normal forms
-//!   compared level by level, each level by its Parikh vector.
-//! * Mole's variant (`mole`, the default; Cunf's "Mole ERV" order, of plain and contextual
-//!   prefixes alike): as `erv`, but each Foata level is compared by [`cmp_level`]: by its
-//!   number of distinct transitions first.
+//! * Textbook Esparza–Römer–Vogler ([`Order::Erv`]): size, then Parikh vectors, then Foata
+//!   normal forms compared level by level, each level by its Parikh vector. Total on the
+//!   configurations of the unfoldings of safe nets.
+//! * Mole's variant ([`Order::Mole`], the default; Cunf's "Mole ERV" order, the order of the
+//!   published prefix sizes): as `Erv`, but each Foata level is compared by [`cmp_level`], by
+//!   its number of distinct transitions first.
 //!
-//! Parikh vectors are compared lexicographically with transitions indexed in file order, and
-//! *more* occurrences of the lower-indexed transition make a configuration *smaller* (this is
-//! the convention of Mole and Cunf, whose prefix sizes we reproduce).
+//! One Parikh convention everywhere ([`cmp_parikh`]): vectors are compared lexicographically
+//! with transitions indexed in file order, and *more* occurrences of the lower-indexed
+//! transition make a configuration *smaller* (the convention of Mole and Cunf, whose prefix
+//! sizes we reproduce).
+//!
+//! [`logged`] compares two local configurations of the DPOR's event log by what they do not
+//! share, to the same definition.
+
+pub mod logged;
+
+pub use logged::{DiffRoom, cmp_logged_equal_size};
 
 use std::cmp::Ordering;
 
-/// Which adequate order.
+/// The adequate order used to sort possible extensions and to decide cutoffs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Order {

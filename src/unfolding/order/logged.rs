@@ -1,32 +1,19 @@
-//! Adequate orders on local configurations, for cutoff events.
-//!
-//! - [`Order::Size`] (McMillan): `[e] ◁ [e']` iff `|[e]| < |[e']|`. Adequate, not total.
-//! - [`Order::Erv`] (Esparza, Römer, Vogler): size, then Parikh vectors compared
-//!   lexicographically with transitions in file order (the first transition whose counts
-//!   differ decides: fewer occurrences is smaller), then the Foata normal forms level by level,
-//!   each level compared the same way by its Parikh vector. Total on the configurations of
-//!   the unfoldings of safe nets.
+//! Comparing two local configurations of the DPOR's event log of one size, at the cost of what
+//! they do not share.
 //!
 //! Most comparisons are decided by size alone. Two logged configurations of one size are
 //! compared by what they do not share ([`cmp_logged_equal_size`]): the events both hold count
 //! alike in every vector, and a walk down from the two events by Foata level stops once what
 //! is left to walk is shared. Configurations that reach one state by different interleavings
 //! mostly part near their tops, so the walk reads a few levels, not the whole configurations.
+//! Mole's level rule counts the distinct transitions of whole levels, which the differences do
+//! not tell: on a tie of the Parikh vectors it reads the two configurations whole.
 
 use std::cmp::Ordering;
 
-use super::log::{EventLog, LogId};
+use super::{Order, cmp_foata};
 use crate::system::Transition;
-
-/// The adequate order used to decide cutoffs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Order {
-    /// McMillan's size order.
-    Size,
-    /// The total Esparza–Römer–Vogler order.
-    Erv,
-}
+use crate::unfolding::log::{EventLog, LogId};
 
 /// Reusable room for [`cmp_logged_equal_size`].
 #[derive(Debug, Default)]
@@ -76,7 +63,9 @@ const BOTH: u8 = SIDE_A | SIDE_B;
 /// higher levels, so when it is taken every event of either configuration above it has been
 /// walked, and the sides that reached it are known for good; the walk stops once every event
 /// waiting is held by both, since everything below is then shared. The vectors are then
-/// compared by counting, without sorting.
+/// compared by counting, without sorting. Under [`Order::Mole`] a tie of the Parikh vectors is
+/// decided on the whole Foata normal forms (a level's distinct transitions count the shared
+/// events too).
 pub fn cmp_logged_equal_size(
     log: &EventLog,
     a: LogId,
@@ -171,6 +160,9 @@ pub fn cmp_logged_equal_size(
     if by_parikh != Ordering::Equal {
         return by_parikh;
     }
+    if order == Order::Mole {
+        return cmp_foata(&foata_of(log, a), &foata_of(log, b), true);
+    }
     let (mut i, mut j) = (oa.len(), ob.len());
     while i > 0 || j > 0 {
         let level = match (i.checked_sub(1), j.checked_sub(1)) {
@@ -201,8 +193,24 @@ pub fn cmp_logged_equal_size(
     Ordering::Equal
 }
 
-/// Compares the Parikh vectors of two lists of labels, in any order: at the first transition
-/// whose counts differ, fewer occurrences is smaller. Counted in `balance` (by label, zero
+/// The `(Foata level, label)` pairs of the events of `[e]`, sorted (the form
+/// [`cmp_foata`] compares).
+fn foata_of(log: &EventLog, e: LogId) -> Vec<(u32, Transition)> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![e];
+    let mut out = Vec::new();
+    while let Some(x) = stack.pop() {
+        if x != 0 && seen.insert(x) {
+            out.push((log.level(x), log.label(x)));
+            stack.extend_from_slice(log.preds(x));
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Compares the Parikh vectors of two lists of labels, in any order, as [`super::cmp_parikh`]
+/// does: at the first transition whose counts differ, more occurrences is smaller. Counted in `balance` (by label, zero
 /// between calls), the labels met listed in `touched`: no sort.
 fn first_imbalance(
     balance: &mut Vec<i32>,
@@ -230,16 +238,13 @@ fn first_imbalance(
         }
     }
     touched.clear();
-    first.map_or(Ordering::Equal, |(_, d)| d.cmp(&0))
+    first.map_or(Ordering::Equal, |(_, d)| 0.cmp(&d))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A Parikh vector: (transition, count) pairs sorted by transition (the definition, which
-    /// the comparison by counting is checked against).
-    type Parikh = [(Transition, u32)];
+    use crate::unfolding::order::cmp_parikh;
 
     /// Appends to `out` the Parikh vector of the sorted `labels`.
     fn push_parikh(out: &mut Vec<(Transition, u32)>, labels: impl Iterator<Item = Transition>) {
@@ -248,32 +253,6 @@ mod tests {
             match out[from..].last_mut() {
                 Some((u, n)) if *u == t => *n += 1,
                 _ => out.push((t, 1)),
-            }
-        }
-    }
-
-    /// Lexicographic comparison of Parikh vectors: at the first transition (in file order) whose
-    /// counts differ, fewer occurrences is smaller.
-    fn cmp_parikh(a: &Parikh, b: &Parikh) -> Ordering {
-        let (mut i, mut j) = (0, 0);
-        loop {
-            match (a.get(i), b.get(j)) {
-                (None, None) => return Ordering::Equal,
-                // b has an occurrence of a transition a lacks: a has fewer there.
-                (None, Some(_)) => return Ordering::Less,
-                (Some(_), None) => return Ordering::Greater,
-                (Some(&(ta, na)), Some(&(tb, nb))) => match ta.cmp(&tb) {
-                    // a has ta, b has 0 of it.
-                    Ordering::Less => return Ordering::Greater,
-                    Ordering::Greater => return Ordering::Less,
-                    Ordering::Equal => {
-                        if na != nb {
-                            return na.cmp(&nb);
-                        }
-                        i += 1;
-                        j += 1;
-                    }
-                },
             }
         }
     }
@@ -330,6 +309,26 @@ mod tests {
         })
     }
 
+    /// Two keys of one size compared in Mole's order, written apart from [`cmp_level`]: Parikh
+    /// vectors, then level by level, a level by its number of distinct transitions and then by
+    /// its sorted word of transitions (lexicographically, a proper prefix first).
+    ///
+    /// [`cmp_level`]: crate::unfolding::order::cmp_level
+    fn cmp_keys_mole(a: &Key, b: &Key) -> Ordering {
+        let word = |v: &Vec<(Transition, u32)>| -> Vec<Transition> {
+            v.iter()
+                .flat_map(|&(t, n)| std::iter::repeat_n(t, n as usize))
+                .collect()
+        };
+        cmp_parikh(&a.1, &b.1).then_with(|| {
+            a.2.iter()
+                .zip(&b.2)
+                .map(|(x, y)| x.len().cmp(&y.len()).then_with(|| word(x).cmp(&word(y))))
+                .find(|c| c.is_ne())
+                .unwrap_or(a.2.len().cmp(&b.2.len()))
+        })
+    }
+
     /// A log built from random choices: each event's label, and its predecessors among the
     /// events before it (⊥ when it has none).
     fn random_log(choices: &[(Transition, Vec<u32>)]) -> EventLog {
@@ -375,6 +374,11 @@ mod tests {
                         "events {} and {}", a, b
                     );
                     proptest::prop_assert_eq!(
+                        cmp_logged_equal_size(&log, a, b, Order::Mole, &mut room),
+                        cmp_keys_mole(ka, kb),
+                        "events {} and {} (Mole)", a, b
+                    );
+                    proptest::prop_assert_eq!(
                         cmp_logged_equal_size(&log, a, b, Order::Size, &mut room),
                         Ordering::Equal
                     );
@@ -399,13 +403,13 @@ mod tests {
             );
             by_counting
         };
-        // At transition 0: {0, 1} has 1, {0, 0} has 2, {1, 1} has 0.
-        assert_eq!(cmp(&[0, 1], &[0, 0]), Ordering::Less);
-        assert_eq!(cmp(&[1, 1], &[1, 0]), Ordering::Less);
+        // At transition 0: {0, 1} has 1, {0, 0} has 2, {1, 1} has 0: more is smaller.
+        assert_eq!(cmp(&[0, 1], &[0, 0]), Ordering::Greater);
+        assert_eq!(cmp(&[1, 1], &[1, 0]), Ordering::Greater);
         assert_eq!(cmp(&[1, 0], &[0, 1]), Ordering::Equal);
         assert_eq!(cmp(&[], &[]), Ordering::Equal);
         // Lower transitions decide first, whatever the order the labels come in.
-        assert_eq!(cmp(&[5, 2, 2], &[2, 5, 5]), Ordering::Greater);
+        assert_eq!(cmp(&[5, 2, 2], &[2, 5, 5]), Ordering::Less);
         assert_eq!(parikh_of(vec![0, 0]), vec![(0, 2)]);
     }
 
@@ -427,14 +431,21 @@ mod tests {
         log.append(c, &[2], 2);
         let mut room = DiffRoom::default();
         let mut cmp = |x, y| cmp_logged_equal_size(&log, x, y, Order::Erv, &mut room);
-        // One Parikh vector; at the first level {a} has no b where {a, b} has one.
-        assert_eq!(cmp(6, 3), Ordering::Less);
-        assert_eq!(cmp(3, 6), Ordering::Greater);
+        // One Parikh vector; at the first level {a, b} has a b where {a} has none: smaller.
+        assert_eq!(cmp(6, 3), Ordering::Greater);
+        assert_eq!(cmp(3, 6), Ordering::Less);
         assert_eq!(cmp(3, 3), Ordering::Equal);
         // The shared a counts on both sides: the first level still decides.
-        assert_eq!(cmp(8, 3), Ordering::Less);
+        assert_eq!(cmp(8, 3), Ordering::Greater);
         assert_eq!(cmp(8, 6), Ordering::Equal);
-        assert_eq!(cmp(9, 7), Ordering::Less);
+        // [7] has an a where [9] has none.
+        assert_eq!(cmp(9, 7), Ordering::Greater);
+        // Mole: the first level with fewer distinct transitions is smaller.
+        let mut mole = |x, y| cmp_logged_equal_size(&log, x, y, Order::Mole, &mut room);
+        assert_eq!(mole(6, 3), Ordering::Less);
+        assert_eq!(mole(8, 3), Ordering::Less);
+        assert_eq!(mole(8, 6), Ordering::Equal);
+        assert_eq!(mole(9, 7), Ordering::Greater);
         assert_eq!(
             cmp_logged_equal_size(&log, 6, 3, Order::Size, &mut room),
             Ordering::Equal
