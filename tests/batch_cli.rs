@@ -223,14 +223,17 @@ fn programs_run_in_the_dpor_and_edpor_modes() {
     );
     assert_eq!(find("fig3.tsys", "dpor")["status"], "ok");
     // Two of the sixteen classes of an unprotected counter fail its final check: both DPORs
-    // say so (issue 39.1), not `ok`.
+    // say so (issue 39.1), not `ok`. Event-DPOR explores every class; the DPOR's rows run with
+    // cutoffs, which keep every reachable state but may cut one of two failing classes that
+    // end in the same state (which one depends on the adequate order): one or two.
     for mode in ["dpor", "edpor"] {
         let r = find("racy-counter.tsys", mode);
-        assert_eq!(
-            (r["status"].as_str(), r["assertion_failures"].as_str()),
-            ("assertion", "2"),
-            "{mode}: {r:?}"
-        );
+        assert_eq!(r["status"], "assertion", "{mode}: {r:?}");
+        let failures: u32 = r["assertion_failures"].parse().unwrap();
+        match mode {
+            "edpor" => assert_eq!(failures, 2, "{r:?}"),
+            _ => assert!((1..=2).contains(&failures), "{r:?}"),
+        }
         assert_eq!(r["deadlocks"], "0");
     }
     assert_eq!(find("fig3.tsys", "dpor")["assertion_failures"], "0");
