@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
@@ -21,7 +21,7 @@ use unfold::check::unbounded::{PumpSearch, find_pumping};
 use unfold::explore::global::{Property, decide};
 use unfold::explore::limits::Limits;
 use unfold::explore::reach::explore;
-use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
+use unfold::model::net::{Net, PlaceIdx, TransIdx};
 use unfold::model::net_system::NetSystem;
 use unfold::property::predicate::{Linear, Marking, Predicate};
 use unfold::property::syntax::{Cmp, IntExpr};
@@ -30,15 +30,7 @@ use unfold::structural::traps::{TrapVerdict, deadlock_free};
 use unfold::structural::{Budget, Facts};
 use unfold::system::System;
 
-/// A transition of a random net: input, output and read arcs as `(place, weight)`, places
-/// taken modulo the number of places, repeated places merged.
-type Arcs = Vec<(usize, u32)>;
-
-#[derive(Clone, Debug)]
-struct Spec {
-    initial: Vec<u32>,
-    transitions: Vec<(Arcs, Arcs, Arcs)>,
-}
+use common::{Arcs, NetSpec, net_of_spec};
 
 fn arb_weight() -> impl Strategy<Value = u32> {
     prop_oneof![6 => Just(1u32), 2 => Just(2u32), 1 => Just(3u32)]
@@ -48,7 +40,7 @@ fn arb_arcs(max: usize) -> impl Strategy<Value = Arcs> {
     prop::collection::vec((0..8usize, arb_weight()), 0..=max)
 }
 
-fn arb_spec() -> impl Strategy<Value = Spec> {
+fn arb_spec() -> impl Strategy<Value = NetSpec> {
     arb_spec_of(2..=5, 1..=5)
 }
 
@@ -56,7 +48,7 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
 fn arb_spec_of(
     places: std::ops::RangeInclusive<usize>,
     transitions: std::ops::RangeInclusive<usize>,
-) -> impl Strategy<Value = Spec> {
+) -> impl Strategy<Value = NetSpec> {
     (places, transitions).prop_flat_map(|(places, transitions)| {
         (
             prop::collection::vec(
@@ -65,7 +57,7 @@ fn arb_spec_of(
             ),
             prop::collection::vec((arb_arcs(3), arb_arcs(3), arb_arcs(1)), transitions),
         )
-            .prop_map(|(initial, transitions)| Spec {
+            .prop_map(|(initial, transitions)| NetSpec {
                 initial,
                 transitions,
             })
@@ -73,35 +65,6 @@ fn arb_spec_of(
 }
 
 /// The arcs of `arcs` on `places` places, repeated places merged (weights added).
-fn merged(arcs: &Arcs, places: usize) -> BTreeMap<usize, u32> {
-    let mut out = BTreeMap::new();
-    for &(p, w) in arcs {
-        *out.entry(p % places).or_insert(0) += w;
-    }
-    out
-}
-
-fn build(spec: &Spec) -> Net {
-    let n = spec.initial.len();
-    let mut b = NetBuilder::new("random");
-    for (i, &m) in spec.initial.iter().enumerate() {
-        b.add_place(format!("p{i}"), None, m).unwrap();
-    }
-    for (i, (pre, post, reads)) in spec.transitions.iter().enumerate() {
-        let t = b.add_transition(format!("t{i}"), None).unwrap();
-        for (arcs, kind) in [
-            (pre, ArcKind::Input),
-            (post, ArcKind::Output),
-            (reads, ArcKind::Read),
-        ] {
-            for (p, w) in merged(arcs, n) {
-                b.add_arc(p as PlaceIdx, t, kind, w).unwrap();
-            }
-        }
-    }
-    b.finish()
-}
-
 /// A reachable marking: tokens and enabled transitions.
 struct State {
     tokens: Vec<u64>,
@@ -197,7 +160,7 @@ fn arb_predicate(places: usize, transitions: usize) -> impl Strategy<Value = Pre
     })
 }
 
-fn arb_case() -> impl Strategy<Value = (Spec, Vec<Predicate>, Vec<Linear>)> {
+fn arb_case() -> impl Strategy<Value = (NetSpec, Vec<Predicate>, Vec<Linear>)> {
     arb_spec().prop_flat_map(|spec| {
         let (n, m) = (spec.initial.len(), spec.transitions.len());
         (
@@ -271,8 +234,8 @@ struct Said {
 
 /// Checks every fact and verdict of `spec` against its reachable markings; adds what was
 /// said to `said`.
-fn check(spec: &Spec, predicates: &[Predicate], sums: &[Linear], said: &mut Said) {
-    let net = build(spec);
+fn check(spec: &NetSpec, predicates: &[Predicate], sums: &[Linear], said: &mut Said) {
+    let net = net_of_spec(spec);
     let (states, complete) = reachable(&net);
     let s = Shortcuts::of(&net, &Budget::default());
     let f = s.facts();
@@ -390,7 +353,7 @@ proptest! {
     /// (minimal).
     #[test]
     fn semiflows_are_complete_and_minimal(spec in arb_spec_of(3..=6, 1..=4)) {
-        let net = build(&spec);
+        let net = net_of_spec(&spec);
         let found = semiflows(&net, &[], &Budget::default());
         prop_assert!(found.complete());
         let n = net.places.len();
@@ -436,7 +399,7 @@ proptest! {
     /// [`minimal_support`]), and no two are the same.
     #[test]
     fn semiflows_have_minimal_supports(spec in arb_spec_of(5..=9, 2..=7)) {
-        let net = build(&spec);
+        let net = net_of_spec(&spec);
         let found = semiflows(&net, &[], &Budget::default());
         prop_assert!(found.complete());
         for (i, y) in found.flows.iter().enumerate() {
@@ -480,7 +443,7 @@ proptest! {
     /// adding what it says; and a net whose state space is finite has none.
     #[test]
     fn pumping_runs_prove_unboundedness(spec in arb_spec_of(2..=5, 1..=5)) {
-        let net = build(&spec);
+        let net = net_of_spec(&spec);
         let found = find_pumping(&net, PumpSearch::default());
         let (_, complete) = reachable(&net);
         if let Some(p) = found {
@@ -504,7 +467,7 @@ fn pumping_finds_unbounded_random_nets() {
     let strategy = arb_spec_of(2..=5, 1..=5);
     let (mut open, mut pumped) = (0, 0);
     for _ in 0..300 {
-        let net = build(&strategy.new_tree(&mut runner).unwrap().current());
+        let net = net_of_spec(&strategy.new_tree(&mut runner).unwrap().current());
         if !reachable(&net).1 {
             open += 1;
             pumped += usize::from(find_pumping(&net, PumpSearch::default()).is_some());
@@ -521,7 +484,7 @@ proptest! {
     /// with the explicit state space wherever it decides.
     #[test]
     fn early_global_verdicts_agree_with_the_state_space(spec in arb_spec_of(2..=6, 1..=6)) {
-        let net = build(&spec);
+        let net = net_of_spec(&spec);
         let facts = Facts::of(&net, &Budget::default());
         for property in [
             Property::Deadlock,
@@ -552,8 +515,8 @@ proptest! {
 
 /// The trap argument's verdict on `spec`, and whether a reachable marking is dead (with
 /// whether all markings were seen).
-fn trap_case(spec: &Spec) -> (TrapVerdict, bool, bool) {
-    let net = build(spec);
+fn trap_case(spec: &NetSpec) -> (TrapVerdict, bool, bool) {
+    let net = net_of_spec(spec);
     let facts = Facts::of(&net, &Budget::default());
     let verdict = deadlock_free(&net, &facts, Instant::now() + Duration::from_secs(10));
     let (states, complete) = reachable(&net);
@@ -573,7 +536,7 @@ proptest! {
             prop_assert!(!dead, "proved deadlock-free, but a dead marking is reachable");
         }
         if let TrapVerdict::Candidate(set) = verdict {
-            let net = build(&spec);
+            let net = net_of_spec(&spec);
             for bits in 1u32..1 << set.len() {
                 let sub: Vec<PlaceIdx> =
                     (0..set.len()).filter(|i| bits >> i & 1 == 1).map(|i| set[i]).collect();
