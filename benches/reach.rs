@@ -1,4 +1,4 @@
-//! Explicit-state reachability speed (`reach_net`) on shared nets, in states per second.
+//! Explicit-state reachability speed (`explore_net`) on shared nets, in states per second.
 //!
 //! `cargo bench --bench reach`; needs `../shared/nets` beside the checkout (nets missing there
 //! are skipped with a note).
@@ -7,7 +7,7 @@ use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use unfold::explore::limits::Limits;
-use unfold::explore::reach::reach_net;
+use unfold::explore::reach::explore_net;
 use unfold::formats::read_net;
 
 /// Nets of a few hundred thousand states at most, so that one iteration stays short.
@@ -29,11 +29,11 @@ fn reach_benches(c: &mut Criterion) {
             eprintln!("skipping {}: not readable", path.display());
             continue;
         };
-        let first = reach_net(&net, &Limits::default(), &mut |_| {}).expect("no overflow");
+        let first = explore_net(&net, &Limits::default(), &mut |_| {}).expect("no overflow");
         group.throughput(Throughput::Elements(first.states));
         group.bench_function(file, |b| {
             b.iter(|| {
-                reach_net(std::hint::black_box(&net), &Limits::default(), &mut |_| {})
+                explore_net(std::hint::black_box(&net), &Limits::default(), &mut |_| {})
                     .expect("no overflow")
                     .states
             })

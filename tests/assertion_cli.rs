@@ -8,6 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use unfold::explore::brute::BruteOptions;
 use unfold::explore::brute_program;
 use unfold::explore::limits::Limits;
 use unfold::formats::tsys;
@@ -59,7 +60,13 @@ fn every_mode_reports_failed_assertions() {
     for file in programs() {
         let program = tsys::parse(&std::fs::read(&file).unwrap(), &file).unwrap();
         let sys = ProgramSystem::new(&program).unwrap();
-        let oracle = brute_program::count_classes(&sys, 200, &Limits::default()).unwrap();
+        let oracle = brute_program::explore(
+            &sys,
+            &BruteOptions { max_len: 200 },
+            &Limits::default(),
+            &mut |_| {},
+        )
+        .unwrap();
         assert!(oracle.stopped.is_none());
         let fails = oracle.assertion_failures > 0;
         failing += usize::from(fails);

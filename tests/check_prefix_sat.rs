@@ -17,7 +17,7 @@ use proptest::test_runner::TestRunner;
 use unfold::check::prefix_sat::{PrefixChecker, check_net};
 use unfold::check::{Bound, Search};
 use unfold::explore::limits::{Limits, StopReason};
-use unfold::explore::prefix::{Order, PrefixOptions, PrefixRun, unfold_prefix};
+use unfold::explore::prefix::{self, Order, PrefixOptions, PrefixRun};
 use unfold::explore::reach::explore;
 use unfold::formats::read_net;
 use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
@@ -72,7 +72,7 @@ fn prefix(net: &Net, order: Order) -> Option<PrefixRun> {
         order,
         deadlock: false,
     };
-    let run = unfold_prefix(net, options, &Limits::default(), &mut |_| {}).ok()?;
+    let run = prefix::explore(net, &options, &Limits::default(), &mut |_| {}).ok()?;
     assert!(run.complete());
     Some(run)
 }

@@ -9,10 +9,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
 use proptest::prelude::*;
-use unfold::explore::contextual::{ContextualPrefix, unfold_contextual};
+use unfold::explore::contextual::{self, ContextualPrefix};
 use unfold::explore::limits::Limits;
-use unfold::explore::prefix::{DeadlockAnswer, PrefixOptions, unfold_prefix};
-use unfold::explore::reach::reach_net;
+use unfold::explore::prefix::{self, DeadlockAnswer, PrefixOptions};
+use unfold::explore::reach::explore_net;
 use unfold::formats::read_net;
 use unfold::model::net::Net;
 use unfold::model::read_arcs::loops_to_read_arcs;
@@ -61,7 +61,7 @@ fn published_contextual_prefix_sizes() {
     for (file, want) in &oracles {
         let net = read_net(&dir.join(file)).unwrap().0;
         assert!(net.read_arc_count() > 0, "{file} has no read arcs");
-        let r = unfold_contextual(&net, &limits(), &mut |_| {}).unwrap();
+        let r = contextual::explore(&net, &limits(), &mut |_| {}).unwrap();
         assert!(r.stopped.is_none(), "{file}");
         let got = figures(&r.prefix);
         for (k, v) in want {
@@ -71,7 +71,7 @@ fn published_contextual_prefix_sizes() {
         if twin.is_file() {
             let (made, loops) = loops_to_read_arcs(&read_net(&twin).unwrap().0);
             assert_eq!(loops, net.read_arc_count(), "{file}: read arcs made");
-            let r = unfold_contextual(&made, &limits(), &mut |_| {}).unwrap();
+            let r = contextual::explore(&made, &limits(), &mut |_| {}).unwrap();
             assert_eq!(
                 figures(&r.prefix),
                 got,
@@ -109,7 +109,7 @@ fn plain_nets_give_the_plain_figures() {
             continue;
         }
         let net = read_net(&dir.join(&file)).unwrap().0;
-        let r = unfold_contextual(&net, &limits(), &mut |_| {}).unwrap();
+        let r = contextual::explore(&net, &limits(), &mut |_| {}).unwrap();
         let p = &r.prefix;
         // Without read arcs every event has one history.
         assert_eq!(p.history_count(), p.event_count(), "{file}");
@@ -260,7 +260,7 @@ fn check_deadlock_witness(net: &Net, p: &ContextualPrefix, run: &[u32], what: &s
 /// an unsafe net is refused with a run that puts two tokens on a place. Returns whether the
 /// markings were compared exactly.
 fn check_against_reach(net: &Net, what: &str, cap: usize) -> bool {
-    let reach = reach_net(
+    let reach = explore_net(
         net,
         &Limits::new(Some(Duration::from_secs(2)), None),
         &mut |_| {},
@@ -270,7 +270,7 @@ fn check_against_reach(net: &Net, what: &str, cap: usize) -> bool {
     if reach.stopped.is_some() && reach.safe {
         return false;
     }
-    let r = match unfold_contextual(net, &limits(), &mut |_| {}) {
+    let r = match contextual::explore(net, &limits(), &mut |_| {}) {
         Err(e) => {
             assert!(
                 !reach.safe,
@@ -356,7 +356,7 @@ fn complete_against_reach() {
             continue;
         }
         // Small state spaces only: the configurations are enumerated.
-        let reach = reach_net(
+        let reach = explore_net(
             &net,
             &Limits::new(Some(Duration::from_secs(5)), None),
             &mut |_| {},
@@ -401,9 +401,9 @@ proptest! {
         let exact = check_against_reach(&net, "random net", 1_000_000);
         if exact {
             // The plain prefix (read arcs as self-loops) reaches the same markings.
-            let plain = unfold_prefix(&net, PrefixOptions::default(), &limits(), &mut |_| {})
+            let plain = prefix::explore(&net, &PrefixOptions::default(), &limits(), &mut |_| {})
                 .unwrap();
-            let contextual = unfold_contextual(&net, &limits(), &mut |_| {}).unwrap();
+            let contextual = contextual::explore(&net, &limits(), &mut |_| {}).unwrap();
             prop_assert_eq!(
                 plain_markings(&plain.prefix),
                 configuration_markings(&net, &contextual.prefix, 1_000_000).unwrap()

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use unfold::explore::limits::Limits;
-use unfold::explore::reach::reach_net;
+use unfold::explore::reach::explore_net;
 use unfold::formats::read_net;
 
 fn json_of(args: &[&str]) -> (Value, i32) {
@@ -100,8 +100,7 @@ fn drawing_has_undirected_read_arcs_and_renders() {
     let net = read_net(std::path::Path::new(&cont("peterson.ll_net")))
         .unwrap()
         .0;
-    let r = unfold::explore::contextual::unfold_contextual(&net, &Limits::default(), &mut |_| {})
-        .unwrap();
+    let r = unfold::explore::contextual::explore(&net, &Limits::default(), &mut |_| {}).unwrap();
     let context_arcs: usize = r.prefix.events.iter().map(|e| e.context.len()).sum();
     assert!(context_arcs > 0);
     assert_eq!(text.matches("dir=none").count(), context_arcs);
@@ -152,7 +151,7 @@ fn deadlock_answers_agree_with_reach() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let net = read_net(&path).unwrap().0;
-        let reach = reach_net(
+        let reach = explore_net(
             &net,
             &Limits::new(Some(Duration::from_secs(30)), None),
             &mut |_| {},

@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 
 use proptest::prelude::*;
-use unfold::explore::brute::{self, BruteStats};
+use unfold::explore::brute::{self, BruteOptions, BruteStats};
 use unfold::explore::brute_program::{self, ProgramClasses};
 use unfold::explore::edpor::{self, EdporOptions, EdporStats};
 use unfold::explore::limits::Limits;
@@ -41,13 +41,25 @@ fn edpor_run(sys: &ProgramSystem) -> EdporStats {
 }
 
 fn classes(sys: &ProgramSystem) -> ProgramClasses {
-    let b = brute_program::count_classes(sys, 200, &Limits::default()).unwrap();
+    let b = brute_program::explore(
+        sys,
+        &BruteOptions { max_len: 200 },
+        &Limits::default(),
+        &mut |_| {},
+    )
+    .unwrap();
     assert!(b.stopped.is_none());
     b
 }
 
 fn naive_traces(sys: &ProgramSystem) -> BruteStats {
-    let b = brute::enumerate(sys, 200, &Limits::default()).unwrap();
+    let b = brute::explore(
+        sys,
+        &BruteOptions { max_len: 200 },
+        &Limits::default(),
+        &mut |_| {},
+    )
+    .unwrap();
     assert!(b.stopped.is_none());
     b
 }
@@ -77,7 +89,7 @@ fn failures_agree(sys: &ProgramSystem, classes: &ProgramClasses) -> Result<(), S
         ));
     }
     let plain = udpor_stats(sys, None);
-    let count = traces::count(sys, &Limits::default()).map_err(|e| e.to_string())?;
+    let count = traces::explore(sys, &Limits::default(), &mut |_| {}).map_err(|e| e.to_string())?;
     let mut witnesses = vec![
         naive.assertion_witness.clone(),
         plain.assertion_witness.clone(),
@@ -443,7 +455,7 @@ proptest! {
     fn edpor_matches_the_brute_force_on_larger_programs(text in arb_larger_program()) {
         let sys = system(&text)?;
         let limits = Limits::new(Some(std::time::Duration::from_millis(300)), None);
-        let b = brute_program::count_classes(&sys, 300, &limits).unwrap();
+        let b = brute_program::explore(&sys, &BruteOptions { max_len: 300 }, &limits, &mut |_| {}).unwrap();
         prop_assume!(b.stopped.is_none());
         let s = edpor_run(&sys);
         prop_assert_eq!(
@@ -542,7 +554,7 @@ proptest! {
     fn edpor_matches_the_brute_force_on_handler_programs(text in handler_programs()) {
         let sys = system(&text)?;
         let limits = Limits::new(Some(std::time::Duration::from_secs(1)), None);
-        let b = brute_program::count_classes(&sys, 200, &limits).unwrap();
+        let b = brute_program::explore(&sys, &BruteOptions { max_len: 200 }, &limits, &mut |_| {}).unwrap();
         prop_assume!(b.stopped.is_none());
         let s = edpor_run(&sys);
         prop_assert_eq!(

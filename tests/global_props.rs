@@ -6,7 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use proptest::prelude::*;
-use unfold::explore::global::{Property, decide};
+use unfold::explore::global::{self, GlobalOptions, Property};
 use unfold::explore::limits::Limits;
 use unfold::model::net::{ArcKind, Net, NetBuilder};
 use unfold::model::net_system::NetSystem;
@@ -140,10 +140,18 @@ fn ours(net: &Net) -> [bool; 5] {
         Property::Liveness,
     ]
     .map(|p| {
-        decide(net, p, &Limits::default(), None, &mut |_| {})
-            .unwrap()
-            .verdict
-            .expect("no limit: a verdict")
+        global::explore(
+            net,
+            &GlobalOptions {
+                property: p,
+                stop_early: false,
+            },
+            &Limits::default(),
+            &mut |_| {},
+        )
+        .unwrap()
+        .verdict
+        .expect("no limit: a verdict")
     })
 }
 

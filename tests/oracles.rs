@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use unfold::explore::limits::Limits;
-use unfold::explore::reach::{NetReach, reach_net};
+use unfold::explore::reach::{NetReach, explore_net};
 use unfold::formats::read_net;
 
 /// What one net's oracle rows say.
@@ -102,7 +102,7 @@ fn reach_agrees_with_published_answers() {
                     let Some((file, e)) = jobs.get(i) else { break };
                     let (net, _) = read_net(&root.join(file)).unwrap();
                     let limits = Limits::new(Some(Duration::from_secs(60)), None);
-                    let r = reach_net(&net, &limits, &mut |_| {}).unwrap();
+                    let r = explore_net(&net, &limits, &mut |_| {}).unwrap();
                     let line = format!(
                         "{file:48} states {:>10} deadlocks {:>8} safe {:5} {:>7.2}s {}",
                         r.states,

@@ -4,7 +4,7 @@
 //! which walked the whole history of every event (work about N²/2 on a chain of N).
 
 use unfold::explore::limits::Limits;
-use unfold::explore::prefix::{Order, PrefixOptions, PrefixRun, unfold_prefix};
+use unfold::explore::prefix::{self, Order, PrefixOptions, PrefixRun};
 use unfold::model::net::{ArcKind, Net, NetBuilder};
 
 /// One token through `n` transitions, `s_i -> t_i -> s_{i+1}`; a ring when `closed` (the last
@@ -32,7 +32,7 @@ fn run(net: &Net, order: Order) -> PrefixRun {
         order,
         deadlock: false,
     };
-    unfold_prefix(net, options, &Limits::default(), &mut |_| {}).unwrap()
+    prefix::explore(net, &options, &Limits::default(), &mut |_| {}).unwrap()
 }
 
 #[test]

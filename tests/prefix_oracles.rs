@@ -6,10 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use unfold::explore::limits::Limits;
-use unfold::explore::prefix::{
-    DeadlockAnswer, Order, Prefix, PrefixOptions, PrefixRun, unfold_prefix,
-};
-use unfold::explore::reach::reach_net;
+use unfold::explore::prefix::{self, DeadlockAnswer, Order, Prefix, PrefixOptions, PrefixRun};
+use unfold::explore::reach::explore_net;
 use unfold::formats::read_net;
 use unfold::model::net::Net;
 
@@ -41,9 +39,9 @@ fn pep_oracles() -> BTreeMap<String, BTreeMap<String, String>> {
 }
 
 fn run(net: &Net, order: Order, deadlock: bool) -> PrefixRun {
-    unfold_prefix(
+    prefix::explore(
         net,
-        PrefixOptions { order, deadlock },
+        &PrefixOptions { order, deadlock },
         &Limits::new(Some(Duration::from_secs(600)), None),
         &mut |_| {},
     )
@@ -288,7 +286,7 @@ fn complete_against_reach() {
     for file in files {
         let net = load(&file);
         let limits = Limits::new(Some(Duration::from_secs(5)), Some(1 << 30));
-        let Ok(reach) = reach_net(&net, &limits, &mut |_| {}) else {
+        let Ok(reach) = explore_net(&net, &limits, &mut |_| {}) else {
             continue;
         };
         if reach.stopped.is_some() || !reach.safe || reach.states > 100_000 {

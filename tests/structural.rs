@@ -18,7 +18,7 @@ use unfold::check::Search;
 use unfold::check::global::{by_walks, structural};
 use unfold::check::shortcuts::{Shortcuts, Truth};
 use unfold::check::unbounded::{PumpSearch, find_pumping};
-use unfold::explore::global::{Property, decide};
+use unfold::explore::global::{self, GlobalOptions, Property};
 use unfold::explore::limits::Limits;
 use unfold::explore::reach::explore;
 use unfold::model::net::{Net, PlaceIdx, TransIdx};
@@ -494,7 +494,7 @@ proptest! {
             Property::Liveness,
         ] {
             let limits = Limits::default().with_mem_limit(Some(1 << 20));
-            let Some(truth) = decide(&net, property, &limits, None, &mut |_| {}).unwrap().verdict else {
+            let Some(truth) = global::explore(&net, &GlobalOptions { property, stop_early: false }, &limits, &mut |_| {}).unwrap().verdict else {
                 continue;
             };
             let deadline = Instant::now() + Duration::from_secs(5);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 mod common;
 
 use proptest::prelude::*;
-use unfold::explore::brute::{self, BruteStats};
+use unfold::explore::brute::{self, BruteOptions, BruteStats};
 use unfold::explore::limits::Limits;
 use unfold::explore::reach;
 use unfold::explore::udpor::{self, Pick, UdporOptions, UdporStats};
@@ -48,7 +48,13 @@ fn udpor_run(sys: &ProgramSystem, pick: Pick) -> UdporStats {
 
 /// The unfolding DPOR agrees with the brute force on traces, events and deadlocks.
 fn agree(sys: &ProgramSystem) -> Result<BruteStats, String> {
-    let b = brute::enumerate(sys, 200, &Limits::default()).unwrap();
+    let b = brute::explore(
+        sys,
+        &BruteOptions { max_len: 200 },
+        &Limits::default(),
+        &mut |_| {},
+    )
+    .unwrap();
     if b.stopped.is_some() {
         return Err("brute force stopped".into());
     }

@@ -4,10 +4,11 @@
 mod common;
 
 use proptest::prelude::*;
+use unfold::explore::brute::{self, BruteOptions};
 use unfold::explore::limits::Limits;
-use unfold::explore::reach::reach_net;
+use unfold::explore::reach::explore_net;
+use unfold::explore::traces;
 use unfold::explore::udpor::{self, Cache, ClassBitsets, Pick, UdporOptions, UdporStats};
-use unfold::explore::{brute, traces};
 use unfold::model::net::{ArcKind, Net, NetBuilder};
 use unfold::model::net_system::NetSystem;
 use unfold::system::Overflow;
@@ -199,11 +200,16 @@ fn through_guard_classes(
 fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
     let sys = NetSystem::with_bits(net, bits);
     // Counted without enumeration; overflows are the brute force's to report (below).
-    let counted = traces::count(&sys, &case_limits());
+    let counted = traces::explore(&sys, &case_limits(), &mut |_| {});
     if let Ok(c) = &counted {
         prop_assume!(c.runs <= MAX_RUNS, "too many maximal runs");
     }
-    let b = brute::enumerate(&sys, 64, &case_limits());
+    let b = brute::explore(
+        &sys,
+        &BruteOptions { max_len: 64 },
+        &case_limits(),
+        &mut |_| {},
+    );
     prop_assume!(bits != 1 || b.is_ok());
     let b = b.unwrap();
     prop_assert_eq!(b.stopped, None, "brute force");
@@ -214,7 +220,7 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
         (b.runs as u128, b.traces as u128),
         "runs and traces counted vs enumerated"
     );
-    let reach = reach_net(net, &case_limits(), &mut |_| {}).unwrap();
+    let reach = explore_net(net, &case_limits(), &mut |_| {}).unwrap();
     for pick in [Pick::First, Pick::Last, Pick::Random(7)] {
         let u = udpor_run_bits(net, pick, bits);
         prop_assert!(
@@ -338,7 +344,12 @@ fn check_with_bits(net: &Net, bits: u32) -> Result<(), TestCaseError> {
 /// one slot), the cache on and off, dependents through guard classes, and wide states.
 fn check_packed(net: &Net, b: &brute::BruteStats) -> Result<(), TestCaseError> {
     let packed = NetSystem::packed(net);
-    let bp = brute::enumerate(&packed, 64, &case_limits());
+    let bp = brute::explore(
+        &packed,
+        &BruteOptions { max_len: 64 },
+        &case_limits(),
+        &mut |_| {},
+    );
     prop_assert!(bp.is_ok());
     let bp = bp.unwrap();
     prop_assert_eq!(
@@ -401,7 +412,7 @@ proptest! {
     fn state_machine_nets(net in arb_acyclic_machines()) {
         check_against_oracles(&net)?;
         let sys = NetSystem::with_bits(&net, 1);
-        let b = brute::enumerate(&sys, 64, &case_limits());
+        let b = brute::explore(&sys, &BruteOptions { max_len: 64 }, &case_limits(), &mut |_| {});
         prop_assume!(b.is_ok());
         let b = b.unwrap();
         for slots in [SlotCover::TokenSets, SlotCover::Resources] {
@@ -565,7 +576,13 @@ fn a_packed_component_read_everywhere_gets_a_token_slot() {
     // (The readers' machines are packed too, but their one mover each lies in a slot of `a`,
     // which covers their token slots.)
     assert_eq!(token_slots(&plain) + 1, token_slots(&packed));
-    let b = brute::enumerate(&plain, 64, &case_limits()).unwrap();
+    let b = brute::explore(
+        &plain,
+        &BruteOptions { max_len: 64 },
+        &case_limits(),
+        &mut |_| {},
+    )
+    .unwrap();
     for sys in [&plain, &packed] {
         for cache in [Cache::Bounded, Cache::Off] {
             let u = explore_with(
@@ -743,7 +760,13 @@ fn wide_siblings_that_differ_on_shared_slots() {
     }
     // The counts above against the brute force, on the smallest.
     let net = competitors_behind_producers(12, 2, true);
-    let b = brute::enumerate(&NetSystem::with_bits(&net, 8), 64, &Limits::default()).unwrap();
+    let b = brute::explore(
+        &NetSystem::with_bits(&net, 8),
+        &BruteOptions { max_len: 64 },
+        &Limits::default(),
+        &mut |_| {},
+    )
+    .unwrap();
     assert_eq!((b.traces, b.events), (16 * 12, 8 + 16 * 12));
 }
 
@@ -877,7 +900,13 @@ fn families_with_analytic_counts() {
         let u = udpor_run(&net, Pick::First);
         let factorial: u64 = (1..=n as u64).product();
         assert_eq!(u.maximal_configurations, factorial, "lock users {n}");
-        let b = brute::enumerate(&NetSystem::with_bits(&net, 8), 64, &Limits::default()).unwrap();
+        let b = brute::explore(
+            &NetSystem::with_bits(&net, 8),
+            &BruteOptions { max_len: 64 },
+            &Limits::default(),
+            &mut |_| {},
+        )
+        .unwrap();
         assert_eq!(u.events, b.events, "lock users {n}");
         assert_eq!(u.blocked, 0);
     }

@@ -12,12 +12,15 @@ use clap::{Args, ValueEnum};
 use super::process::watchdog::Watchdog;
 use super::shared::{LimitArgs, Outcome, OutputArgs, emit_report, read_net, read_program, watch};
 use unfold::check::{self, ltl::LtlOptions, run::EngineChoice};
+use unfold::explore::brute::{BruteOptions, BruteProgress};
+use unfold::explore::traces::TraceProgress;
 use unfold::model::net::Net;
 use unfold::model::net_system::NetSystem;
 use unfold::model::program_system::ProgramSystem;
 use unfold::modes::{brute, properties};
 use unfold::property::load::{load, parse_cli_formula};
 use unfold::property::{Names, Query};
+use unfold::report::progress::Progress;
 
 /// `unfold check`.
 #[derive(Args, Debug, Clone)]
@@ -139,12 +142,24 @@ fn properties(args: &CheckArgs, watchdog: &Watchdog, net: &Net) -> Result<Outcom
     emit_report(&report, &args.output, args.limits.no_fail)
 }
 
+/// Shows the enumeration's progress (`check --brute`).
+fn show_runs(progress: &Progress, p: BruteProgress) {
+    progress.set_message(|| format!("{} runs, {} traces, {} visits", p.runs, p.traces, p.visits));
+}
+
+/// Shows the count's progress (`check --count`).
+fn show_count(progress: &Progress, p: TraceProgress) {
+    progress.set_message(|| format!("{} steps, {} table entries", p.steps, p.entries));
+}
+
 /// Counts maximal runs and traces (`check --count`).
 fn count(args: &CheckArgs, watchdog: &Watchdog, sys: NetSystem) -> Result<Outcome> {
     watchdog.phase("counting runs and traces");
     let limits = watchdog.limits();
-    let (count, sys_after) =
-        brute::count_net(sys, &limits).map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+    let progress = Progress::spinner(args.output.quiet);
+    let (count, sys_after) = brute::count_net(sys, &limits, &mut |p| show_count(&progress, p))
+        .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+    progress.finish();
     watchdog.phase("writing the report");
     let report = brute::count_report(&sys_after, &count, &args.file, limits.elapsed());
     emit_report(&report, &args.output, args.limits.no_fail)
@@ -160,12 +175,22 @@ fn program(args: &CheckArgs, watchdog: &Watchdog) -> Result<Outcome> {
     let overflow = |e: &dyn std::fmt::Display| anyhow!("{}: {e}", args.file.display());
     let report = if args.count {
         watchdog.phase("counting runs and traces");
-        let count = brute::count_system(&sys, &limits).map_err(|e| overflow(&e))?;
+        let progress = Progress::spinner(args.output.quiet);
+        let count = brute::count_system(&sys, &limits, &mut |p| show_count(&progress, p))
+            .map_err(|e| overflow(&e))?;
+        progress.finish();
         brute::count_report(&sys, &count, &args.file, limits.elapsed())
     } else {
         watchdog.phase("enumerating runs");
-        let b = unfold::explore::brute::enumerate(&sys, args.max_depth, &limits)
-            .map_err(|e| overflow(&e))?;
+        let progress = Progress::spinner(args.output.quiet);
+        let options = BruteOptions {
+            max_len: args.max_depth,
+        };
+        let b = unfold::explore::brute::explore(&sys, &options, &limits, &mut |p| {
+            show_runs(&progress, p)
+        })
+        .map_err(|e| overflow(&e))?;
+        progress.finish();
         brute::brute_report(&sys, &b, &args.file, limits.elapsed())
     };
     watchdog.phase("writing the report");
@@ -195,8 +220,13 @@ pub fn run(args: &CheckArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     }
     watchdog.phase("enumerating runs");
     let limits = watchdog.limits();
-    let (b, sys) = brute::enumerate_net(sys, args.max_depth, &limits)
+    let progress = Progress::spinner(args.output.quiet);
+    let options = BruteOptions {
+        max_len: args.max_depth,
+    };
+    let (b, sys) = brute::enumerate_net(sys, &options, &limits, &mut |p| show_runs(&progress, p))
         .map_err(|overflow| anyhow!("{}: {overflow}", args.file.display()))?;
+    progress.finish();
     watchdog.phase("writing the report");
     let report = brute::brute_report(&sys, &b, &args.file, limits.elapsed());
     emit_report(&report, &args.output, args.limits.no_fail)

@@ -133,7 +133,7 @@ fn run_examination(args: &MccArgs, name: &str, interrupt: Arc<AtomicBool>) -> Re
         answer(DO_NOT_COMPETE);
         return Ok(Outcome::Clean);
     };
-    let (limits, budget) = limits(args, interrupt.clone())?;
+    let (limits, budget) = limits(args, interrupt)?;
     let model = args.dir.join(MODEL_FILE);
     // The watchdog holds the time limit while the model is read; memory is left to the
     // engines, which answer CANNOT_COMPUTE (the watchdog would end the process without an
@@ -159,7 +159,7 @@ fn run_examination(args: &MccArgs, name: &str, interrupt: Arc<AtomicBool>) -> Re
         method: args.deadlock_method.into(),
         reduce: !args.no_reduce,
     };
-    let found = examine_with(exam, &net, &formulas, &options, &limits, budget, &interrupt)
+    let found = examine_with(exam, &net, &formulas, &options, &limits, budget)
         .map_err(|o| anyhow!("{MODEL_FILE}: {o}"))?;
     for text in &found.notes {
         note(exam, text);

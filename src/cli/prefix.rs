@@ -13,7 +13,7 @@ use super::shared::{
     LimitArgs, OrderArg, Outcome, OutputArgs, check_output_paths, emit_to, read_net, watch,
     write_output,
 };
-use unfold::explore::prefix::{Order, PrefixOptions, unfold_prefix};
+use unfold::explore::prefix::{self, Order, PrefixOptions};
 use unfold::report::dot::{refusal, refusal_ahead};
 use unfold::report::progress::Progress;
 use unfold::report::stats::human_bytes;
@@ -102,7 +102,7 @@ pub fn run(args: &PrefixArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     let start = std::time::Instant::now();
     // A drawing too large is said at once, as the prefix passes the limit; the run goes on.
     let mut ahead = DotLimitAhead::new(args);
-    let r = unfold_prefix(&net, options, &limits, &mut |p| {
+    let r = prefix::explore(&net, &options, &limits, &mut |p| {
         ahead.check(p.events + p.conditions, &progress);
         progress.set_message(|| {
             format!(
@@ -229,7 +229,7 @@ fn run_contextual(
     let progress = Progress::spinner(args.output.quiet);
     let start = std::time::Instant::now();
     let mut ahead = DotLimitAhead::new(args);
-    let mut r = unfold::explore::contextual::unfold_contextual(net, &limits, &mut |p| {
+    let mut r = unfold::explore::contextual::explore(net, &limits, &mut |p| {
         ahead.check(p.events + p.conditions, &progress);
         progress.set_message(|| {
             format!(

@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::shared::{LimitArgs, Outcome, OutputArgs, emit_report, read_net, watch};
 use unfold::check::unbounded::{PumpSearch, find_pumping};
-use unfold::explore::reach::reach_net;
+use unfold::explore::reach::explore_net;
 use unfold::report::progress::Progress;
 use unfold::report::stats::human_bytes;
 
@@ -60,7 +60,7 @@ pub fn run(args: &ReachArgs, interrupt: Arc<AtomicBool>) -> Result<Outcome> {
     }
     watchdog.phase("exploring");
     let progress = Progress::spinner(args.output.quiet);
-    let r = reach_net(&net, &limits, &mut |p| {
+    let r = explore_net(&net, &limits, &mut |p| {
         progress.set_message(|| {
             format!(
                 "{} states, {} expanded, {}",

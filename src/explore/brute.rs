@@ -31,6 +31,25 @@ pub struct BruteStats {
     pub stopped: Option<StopReason>,
 }
 
+/// Options of [`explore`].
+#[derive(Clone, Copy, Debug)]
+pub struct BruteOptions {
+    /// The longest run enumerated: a run that reaches it is cut there, and the enumeration
+    /// stops ([`StopReason::DepthLimit`]).
+    pub max_len: usize,
+}
+
+/// Progress of a running enumeration, for progress displays.
+#[derive(Clone, Copy, Debug)]
+pub struct BruteProgress {
+    /// Maximal runs enumerated so far.
+    pub runs: u64,
+    /// Distinct maximal traces so far.
+    pub traces: u64,
+    /// States visited (one per step of every run).
+    pub visits: u64,
+}
+
 /// A Foata normal form: levels of transitions, each level sorted.
 type Foata = Vec<Vec<Transition>>;
 
@@ -65,6 +84,7 @@ struct Search<'a, S: System + ?Sized> {
     sys: &'a S,
     max_len: usize,
     limits: &'a Limits,
+    progress: &'a mut dyn FnMut(BruteProgress),
     stats: BruteStats,
     traces: FxHashSet<Foata>,
     events: FxHashSet<(Transition, Foata)>,
@@ -155,10 +175,15 @@ impl<S: System + ?Sized> Search<'_, S> {
     /// Visits `state` (reached by `self.run`): records it when maximal, else returns its frame.
     fn visit(&mut self, state: Vec<u64>, entered: bool) -> Option<Frame> {
         self.visits += 1;
-        if self.visits.is_multiple_of(4096)
-            && let Err(r) = self.limits.check_time()
-        {
-            self.stats.stopped = Some(r);
+        if self.visits.is_multiple_of(4096) {
+            if let Err(r) = self.limits.check_time() {
+                self.stats.stopped = Some(r);
+            }
+            (self.progress)(BruteProgress {
+                runs: self.stats.runs,
+                traces: self.traces.len() as u64,
+                visits: self.visits,
+            });
         }
         if self.stats.stopped.is_some() {
             return None;
@@ -248,18 +273,20 @@ impl<S: System + ?Sized> Search<'_, S> {
     }
 }
 
-/// Enumerates every maximal run of `sys` up to `max_len` transitions.
-pub fn enumerate<S: System + ?Sized>(
+/// Enumerates every maximal run of `sys` up to `options.max_len` transitions.
+pub fn explore<S: System + ?Sized>(
     sys: &S,
-    max_len: usize,
+    options: &BruteOptions,
     limits: &Limits,
+    progress: &mut dyn FnMut(BruteProgress),
 ) -> Result<BruteStats, Overflow> {
     let mut initial = vec![0u64; sys.state_words()];
     sys.initial_state(&mut initial);
     let mut search = Search {
         sys,
-        max_len,
+        max_len: options.max_len,
         limits,
+        progress,
         stats: BruteStats::default(),
         traces: FxHashSet::default(),
         events: FxHashSet::default(),

@@ -15,6 +15,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::brute::{BruteOptions, BruteProgress};
 use super::limits::{Limits, StopReason};
 use crate::model::program_system::{InstanceId, ProgramSystem};
 use crate::system::{Overflow, System, Touch, Transition, footprints_conflict};
@@ -44,6 +45,7 @@ struct Search<'a> {
     handler_of: Vec<Option<u32>>,
     max_len: usize,
     limits: &'a Limits,
+    progress: &'a mut dyn FnMut(BruteProgress),
     run: Vec<Transition>,
     classes: FxHashMap<Trace, (bool, bool, Vec<u64>, Vec<Transition>)>,
     stats: ProgramClasses,
@@ -53,10 +55,15 @@ struct Search<'a> {
 impl Search<'_> {
     fn dfs(&mut self, state: &[u64]) -> Result<(), Overflow> {
         self.visits += 1;
-        if self.visits.is_multiple_of(4096)
-            && let Err(r) = self.limits.check_time()
-        {
-            self.stats.stopped = Some(r);
+        if self.visits.is_multiple_of(4096) {
+            if let Err(r) = self.limits.check_time() {
+                self.stats.stopped = Some(r);
+            }
+            (self.progress)(BruteProgress {
+                runs: self.stats.runs,
+                traces: self.classes.len() as u64,
+                visits: self.visits,
+            });
         }
         if self.stats.stopped.is_some() {
             return Ok(());
@@ -190,7 +197,7 @@ pub fn trace(sys: &ProgramSystem, run: &[Transition]) -> Trace {
     trace_of(sys, &fp, &handler_of, run)
 }
 
-/// One class found by [`enumerate_classes`].
+/// One class found by [`explore_classes`].
 #[derive(Clone, Debug)]
 pub struct Class {
     /// Whether its executions end in a deadlock.
@@ -201,21 +208,23 @@ pub struct Class {
     pub run: Vec<Transition>,
 }
 
-/// Enumerates every maximal execution of `sys` up to `max_len` steps and counts the
+/// Enumerates every maximal execution of `sys` up to `options.max_len` steps and counts the
 /// happens-before traces (recursion depth is `max_len`: keep it small).
-pub fn count_classes(
+pub fn explore(
     sys: &ProgramSystem,
-    max_len: usize,
+    options: &BruteOptions,
     limits: &Limits,
+    progress: &mut dyn FnMut(BruteProgress),
 ) -> Result<ProgramClasses, Overflow> {
-    Ok(enumerate_classes(sys, max_len, limits)?.0)
+    Ok(explore_classes(sys, options, limits, progress)?.0)
 }
 
-/// Like [`count_classes`], with every class by its trace.
-pub fn enumerate_classes(
+/// Like [`explore`], with every class by its trace.
+pub fn explore_classes(
     sys: &ProgramSystem,
-    max_len: usize,
+    options: &BruteOptions,
     limits: &Limits,
+    progress: &mut dyn FnMut(BruteProgress),
 ) -> Result<(ProgramClasses, FxHashMap<Trace, Class>), Overflow> {
     let (fp, handler_of) = oracle_view(sys);
     let mut initial = vec![0u64; sys.state_words()];
@@ -224,8 +233,9 @@ pub fn enumerate_classes(
         sys,
         fp,
         handler_of,
-        max_len,
+        max_len: options.max_len,
         limits,
+        progress,
         run: Vec::new(),
         classes: FxHashMap::default(),
         stats: ProgramClasses::default(),
@@ -260,7 +270,13 @@ mod tests {
 
     fn count(text: &str) -> ProgramClasses {
         let sys = ProgramSystem::new(&tsys::parse_str(text).unwrap()).unwrap();
-        count_classes(&sys, 100, &Limits::default()).unwrap()
+        explore(
+            &sys,
+            &BruteOptions { max_len: 100 },
+            &Limits::default(),
+            &mut |_| {},
+        )
+        .unwrap()
     }
 
     #[test]

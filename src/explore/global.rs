@@ -18,9 +18,9 @@
 //! source's component as not bottom.
 //!
 //! Counters are widened and the pass restarted when a count does not fit, as in
-//! [`reach::reach_net`].
+//! [`reach::explore_net`].
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::ops::ControlFlow;
 
 use super::limits::{Limits, StopReason};
 use super::reach::{self, ReachProgress, StateId, StateSpace};
@@ -62,37 +62,52 @@ pub struct GlobalRun {
     pub bytes: u64,
 }
 
-/// Decides `property` on `net`.
-///
-/// `early_stop`, when given, must be the interruption flag of `limits`: it is raised as soon
-/// as the markings seen prove the verdict, which stops the exploration at its next limit check,
-/// and lowered again before returning. Without it every verdict waits for the whole graph.
-pub fn decide(
+/// Options of [`explore`].
+#[derive(Clone, Copy, Debug)]
+pub struct GlobalOptions {
+    /// The property to decide.
+    pub property: Property,
+    /// End the pass as soon as the markings seen prove the verdict; otherwise every verdict
+    /// waits for the whole graph (its statistics then count every reachable marking).
+    pub stop_early: bool,
+}
+
+impl GlobalOptions {
+    /// Decides `property`, stopping as soon as the verdict is proved.
+    pub fn new(property: Property) -> Self {
+        GlobalOptions {
+            property,
+            stop_early: true,
+        }
+    }
+}
+
+/// Decides a global property of `net`.
+pub fn explore(
     net: &Net,
-    property: Property,
+    options: &GlobalOptions,
     limits: &Limits,
-    early_stop: Option<&AtomicBool>,
     progress: &mut dyn FnMut(ReachProgress),
 ) -> Result<GlobalRun, Overflow> {
-    let decide_once =
-        |sys: &NetSystem<'_>| match decide_with(sys, property, limits, early_stop, progress) {
-            // With 1-bit counters an overflow is a firing that puts a second token on a place
-            // of a reachable marking: the net is not 1-safe.
-            Err(o) if property == Property::OneSafe && sys.bits() == 1 => Ok(GlobalRun {
-                verdict: Some(false),
-                evidence: Some(format!(
-                    "firing {} puts two tokens on place {}",
-                    sys.transition_name(o.transition),
-                    o.resource_name
-                )),
-                states: 0,
-                early: true,
-                stopped: None,
-                counter_bits: 1,
-                bytes: 0,
-            }),
-            other => other,
-        };
+    let property = options.property;
+    let decide_once = |sys: &NetSystem<'_>| match decide_with(sys, options, limits, progress) {
+        // With 1-bit counters an overflow is a firing that puts a second token on a place
+        // of a reachable marking: the net is not 1-safe.
+        Err(o) if property == Property::OneSafe && sys.bits() == 1 => Ok(GlobalRun {
+            verdict: Some(false),
+            evidence: Some(format!(
+                "firing {} puts two tokens on place {}",
+                sys.transition_name(o.transition),
+                o.resource_name
+            )),
+            states: 0,
+            early: true,
+            stopped: None,
+            counter_bits: 1,
+            bytes: 0,
+        }),
+        other => other,
+    };
     NetSystem::new(net)
         .retry_widened(decide_once)
         .map(|(run, _)| run)
@@ -163,11 +178,11 @@ impl Watch<'_> {
 
 fn decide_with(
     sys: &NetSystem<'_>,
-    property: Property,
+    options: &GlobalOptions,
     limits: &Limits,
-    early_stop: Option<&AtomicBool>,
     progress: &mut dyn FnMut(ReachProgress),
 ) -> Result<GlobalRun, Overflow> {
+    let property = options.property;
     let net = sys.net();
     let mut initial = vec![0u64; sys.state_words()];
     sys.initial_state(&mut initial);
@@ -186,19 +201,14 @@ fn decide_with(
     if property == Property::StableMarking && watch.stable.is_empty() {
         watch.decided = Some((false, "the net has no place".into(), None));
     }
-    let explored = reach::explore(sys, limits, progress, &mut |id, m| {
+    let explored = reach::explore_until(sys, limits, progress, &mut |id, m| {
         watch.observe(id, m);
-        if watch.decided.is_some()
-            && let Some(flag) = early_stop
-        {
-            flag.store(true, Ordering::Relaxed);
+        if options.stop_early && watch.decided.is_some() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
         }
     });
-    // Lowered before anything else, so that a pass restarted with wider counters is not
-    // stopped by this one's decision.
-    if let Some(flag) = early_stop {
-        flag.store(false, Ordering::Relaxed);
-    }
     let out = match explored {
         Ok(out) => out,
         // The markings seen before a count overflowed were represented exactly: a verdict they
@@ -229,7 +239,7 @@ fn decide_with(
     };
     if let Some((verdict, why, at)) = watch.decided {
         run.verdict = Some(verdict);
-        run.early = out.stopped.is_some();
+        run.early = out.halted || out.stopped.is_some();
         run.stopped = None;
         run.evidence = Some(match at {
             Some(id) => {
@@ -453,9 +463,17 @@ mod tests {
             Property::Liveness,
         ]
         .map(|p| {
-            decide(net, p, &Limits::default(), None, &mut |_| {})
-                .unwrap()
-                .verdict
+            explore(
+                net,
+                &GlobalOptions {
+                    property: p,
+                    stop_early: false,
+                },
+                &Limits::default(),
+                &mut |_| {},
+            )
+            .unwrap()
+            .verdict
         })
     }
 
@@ -555,11 +573,13 @@ mod tests {
                 Some(false)
             ]
         );
-        let run = decide(
+        let run = explore(
             &net,
-            Property::OneSafe,
+            &GlobalOptions {
+                property: Property::OneSafe,
+                stop_early: false,
+            },
             &Limits::default(),
-            None,
             &mut |_| {},
         )
         .unwrap();
@@ -592,7 +612,7 @@ mod tests {
     }
 
     #[test]
-    fn early_stop_flag_stops_and_is_lowered() {
+    fn stop_early_ends_the_pass_at_the_verdict() {
         // 2^16 markings; the t_i are enabled initially and every u_i after one step, so
         // quasi-liveness is decided long before the whole space is built.
         let mut b = NetBuilder::new("c");
@@ -607,26 +627,28 @@ mod tests {
             b.add_arc(p, u, ArcKind::Output, 1).unwrap();
         }
         let net = b.finish();
-        let flag = std::sync::Arc::new(AtomicBool::new(false));
-        let limits = Limits::default().with_interrupt_flag(flag.clone());
-        let run = decide(
+        let limits = Limits::default();
+        let run = explore(
             &net,
-            Property::QuasiLiveness,
+            &GlobalOptions {
+                property: Property::QuasiLiveness,
+                stop_early: true,
+            },
             &limits,
-            Some(&flag),
             &mut |_| {},
         )
         .unwrap();
         assert_eq!(run.verdict, Some(true));
         assert!(run.early);
         assert!(run.states < 1 << 16, "{} states", run.states);
-        assert!(!flag.load(Ordering::Relaxed));
-        // Without the flag the whole space is explored, with the same verdict.
-        let full = decide(
+        // Without stopping early the whole space is explored, with the same verdict.
+        let full = explore(
             &net,
-            Property::QuasiLiveness,
+            &GlobalOptions {
+                property: Property::QuasiLiveness,
+                stop_early: false,
+            },
             &Limits::default(),
-            None,
             &mut |_| {},
         )
         .unwrap();
@@ -636,9 +658,8 @@ mod tests {
     #[test]
     fn early_verdict_survives_a_counter_overflow() {
         // a, b marked; t1: a -> c, t2: b -> c, t3: c -> d. Quasi-liveness is decided on the
-        // first successor (t3 enabled there), then expanding it fires t2 into the marked c,
-        // which overflows the 1-bit counters before the stop request is seen: the verdict
-        // stands, and the pass restarted with wider counters is not stopped by it.
+        // first successor (t3 enabled there); a pass that goes on then fires t2 into the
+        // marked c, which overflows the 1-bit counters: the verdict stands.
         let mut b = NetBuilder::new("two-producers");
         let a = b.add_place("a", None, 1).unwrap();
         let bb = b.add_place("b", None, 1).unwrap();
@@ -650,18 +671,14 @@ mod tests {
             b.add_arc(to, t, ArcKind::Output, 1).unwrap();
         }
         let net = b.finish();
-        let flag = std::sync::Arc::new(AtomicBool::new(false));
-        let limits = Limits::default().with_interrupt_flag(flag.clone());
-        let run = decide(
-            &net,
-            Property::QuasiLiveness,
-            &limits,
-            Some(&flag),
-            &mut |_| {},
-        )
-        .unwrap();
-        assert_eq!(run.verdict, Some(true));
-        assert!(!flag.load(Ordering::Relaxed));
+        for stop_early in [false, true] {
+            let options = GlobalOptions {
+                property: Property::QuasiLiveness,
+                stop_early,
+            };
+            let run = explore(&net, &options, &Limits::default(), &mut |_| {}).unwrap();
+            assert_eq!(run.verdict, Some(true));
+        }
         assert_eq!(decide_all(&net)[1], Some(false), "not 1-safe");
     }
 
@@ -669,7 +686,16 @@ mod tests {
     fn limits_give_no_verdict() {
         let net = cycle().finish();
         let limits = Limits::new(Some(std::time::Duration::ZERO), None);
-        let run = decide(&net, Property::Liveness, &limits, None, &mut |_| {}).unwrap();
+        let run = explore(
+            &net,
+            &GlobalOptions {
+                property: Property::Liveness,
+                stop_early: false,
+            },
+            &limits,
+            &mut |_| {},
+        )
+        .unwrap();
         assert_eq!(run.verdict, None);
         assert_eq!(run.stopped, Some(StopReason::Timeout));
     }

@@ -87,7 +87,7 @@ pub struct Event {
     post_len: u32,
 }
 
-/// The occurrence net built by [`unfold_prefix`].
+/// The occurrence net built by [`explore`].
 #[derive(Clone, Debug, Default)]
 pub struct Prefix {
     /// Conditions; the initial ones first.
@@ -182,7 +182,7 @@ impl Prefix {
     }
 }
 
-/// Options of [`unfold_prefix`].
+/// Options of [`explore`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PrefixOptions {
     /// The adequate order.
@@ -234,7 +234,7 @@ pub struct PrefixProgress {
     pub bytes: u64,
 }
 
-/// What [`unfold_prefix`] produced.
+/// What [`explore`] produced.
 #[derive(Debug)]
 pub struct PrefixRun {
     /// The prefix (complete unless `stopped`).
@@ -564,9 +564,9 @@ struct Unfolder<'n> {
 }
 
 /// Computes the complete finite prefix of `net` (which must be safe).
-pub fn unfold_prefix(
+pub fn explore(
     net: &Net,
-    options: PrefixOptions,
+    options: &PrefixOptions,
     limits: &Limits,
     progress: &mut dyn FnMut(PrefixProgress),
 ) -> Result<PrefixRun, NotSafe> {

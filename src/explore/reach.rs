@@ -573,7 +573,7 @@ pub struct NetReach {
 
 /// Explores the reachable markings of `net`, widening the marking counters and starting over
 /// whenever a count does not fit.
-pub fn reach_net(
+pub fn explore_net(
     net: &Net,
     limits: &Limits,
     progress: &mut dyn FnMut(ReachProgress),
@@ -694,7 +694,7 @@ mod tests {
     #[test]
     fn counts_states_and_deadlocks() {
         let net = components(4);
-        let r = reach_net(&net, &Limits::default(), &mut |_| {}).unwrap();
+        let r = explore_net(&net, &Limits::default(), &mut |_| {}).unwrap();
         // 2^4 markings of the components, plus the empty marking after the sink.
         assert_eq!(r.states, 17);
         assert_eq!(r.deadlocks, 1);
@@ -714,9 +714,9 @@ mod tests {
             b.add_place(format!("idle{i}"), None, 0).unwrap();
         }
         net.places.extend(b.finish().places);
-        let r = reach_net(&net, &Limits::default(), &mut |_| {}).unwrap();
+        let r = explore_net(&net, &Limits::default(), &mut |_| {}).unwrap();
         assert_eq!((r.states, r.deadlocks), (1025, 1));
-        let narrow = reach_net(&components(10), &Limits::default(), &mut |_| {}).unwrap();
+        let narrow = explore_net(&components(10), &Limits::default(), &mut |_| {}).unwrap();
         assert_eq!((narrow.states, narrow.edges), (r.states, r.edges));
     }
 
@@ -730,7 +730,7 @@ mod tests {
         b.add_arc(p, t, ArcKind::Input, 1).unwrap();
         b.add_arc(q, t, ArcKind::Output, 2).unwrap();
         let net = b.finish();
-        let r = reach_net(&net, &Limits::default(), &mut |_| {}).unwrap();
+        let r = explore_net(&net, &Limits::default(), &mut |_| {}).unwrap();
         assert_eq!(r.states, 2);
         assert!(!r.safe);
         assert_eq!(r.max_tokens_in_place, 2);
@@ -742,7 +742,7 @@ mod tests {
     fn memory_limit_stops_cleanly() {
         let net = components(16);
         let limits = Limits::new(None, Some(64 * 1024));
-        let r = reach_net(&net, &limits, &mut |_| {}).unwrap();
+        let r = explore_net(&net, &limits, &mut |_| {}).unwrap();
         assert_eq!(r.stopped, Some(StopReason::MemoryLimit));
         assert!(r.states < 1 << 16);
         assert!(r.bytes <= 64 * 1024);

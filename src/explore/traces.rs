@@ -59,8 +59,21 @@ fn contains(set: &[u64], t: Transition) -> bool {
     set[t as usize / 64] >> (t % 64) & 1 == 1
 }
 
+/// Progress of a running count, for progress displays.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceProgress {
+    /// Steps of the depth-first searches so far.
+    pub steps: u64,
+    /// Entries of the table being filled (states, then nodes of the trace count).
+    pub entries: u64,
+}
+
 /// Counts the maximal runs and maximal traces of `sys`, which must be acyclic.
-pub fn count<S: System + ?Sized>(sys: &S, limits: &Limits) -> Result<TraceCount, CountError> {
+pub fn explore<S: System + ?Sized>(
+    sys: &S,
+    limits: &Limits,
+    progress: &mut dyn FnMut(TraceProgress),
+) -> Result<TraceCount, CountError> {
     let n = sys.transition_count();
     let words = word_count(n);
     // Two n × n bit matrices: see that they fit before building them.
@@ -86,6 +99,7 @@ pub fn count<S: System + ?Sized>(sys: &S, limits: &Limits) -> Result<TraceCount,
     let mut counter = Counter {
         sys,
         limits,
+        progress,
         steps: 0,
     };
     let ((runs, failing_runs), states) = counter.runs(&initial)?;
@@ -115,6 +129,7 @@ type Paths = (u128, u128);
 struct Counter<'a, S: System + ?Sized> {
     sys: &'a S,
     limits: &'a Limits,
+    progress: &'a mut dyn FnMut(TraceProgress),
     steps: u64,
 }
 
@@ -131,6 +146,10 @@ impl<S: System + ?Sized> Counter<'_, S> {
     fn tick(&mut self, entries: usize, key_words: usize) -> Result<(), CountError> {
         self.steps += 1;
         if self.steps.is_multiple_of(4096) {
+            (self.progress)(TraceProgress {
+                steps: self.steps,
+                entries: entries as u64,
+            });
             self.limits.check_time().map_err(CountError::Stopped)?;
             // A key, its count and the table's control byte and spare capacity.
             let entry = (key_words * 8 + 16 + 24 + 1) as u64;
@@ -347,7 +366,7 @@ mod tests {
     fn racing_pairs_have_two_to_the_n_traces_and_far_more_runs() {
         for n in 1..=6u32 {
             let net = racing_pairs(n as usize);
-            let c = count(&NetSystem::new(&net), &Limits::default()).unwrap();
+            let c = explore(&NetSystem::new(&net), &Limits::default(), &mut |_| {}).unwrap();
             assert_eq!(c.traces, 1 << n);
             // Every choice of winners, in any order of the n places.
             let factorial: u128 = (1..=n as u128).product();
@@ -367,7 +386,7 @@ mod tests {
         b.add_arc(q, u, ArcKind::Input, 1).unwrap();
         b.add_arc(p, u, ArcKind::Output, 1).unwrap();
         let net = b.finish();
-        let err = count(&NetSystem::new(&net), &Limits::default()).unwrap_err();
+        let err = explore(&NetSystem::new(&net), &Limits::default(), &mut |_| {}).unwrap_err();
         assert!(matches!(err, CountError::Cyclic(_)), "{err}");
     }
 }

@@ -488,7 +488,7 @@ mod tests {
 
     mod round_trip {
         use crate::explore::limits::Limits;
-        use crate::explore::prefix::{NONE, PrefixOptions, unfold_prefix};
+        use crate::explore::prefix::{self, NONE, PrefixOptions};
         use crate::report::mci::write_mci;
 
         use super::super::parse;
@@ -508,7 +508,7 @@ mod tests {
             ) {
                 let net = crate::model::test_nets::machines(k, &moves);
                 let limits = Limits::new(Some(std::time::Duration::from_secs(5)), None);
-                let r = unfold_prefix(&net, PrefixOptions::default(), &limits, &mut |_| {})
+                let r = prefix::explore(&net, &PrefixOptions::default(), &limits, &mut |_| {})
                     .unwrap();
                 proptest::prop_assume!(r.complete());
                 let p = &r.prefix;

@@ -2,8 +2,6 @@
 //! and which answer line. Nothing is printed: the answer lines and the notes on how they were
 //! found come back as an [`Answer`].
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use super::answer::{
@@ -14,10 +12,10 @@ use crate::check;
 use crate::check::global::{Early, Method};
 use crate::check::ltl::LtlOptions;
 use crate::check::run::{Engine, EngineChoice, Unknown, Value};
-use crate::explore::global::{self, GlobalRun, Property};
+use crate::explore::global::{self, GlobalOptions, GlobalRun, Property};
 use crate::explore::limits::{Limits, StopReason};
 use crate::explore::prefix::{self, DeadlockAnswer, PrefixOptions};
-use crate::explore::reach::reach_net;
+use crate::explore::reach::explore_net;
 use crate::explore::udpor::{self, UdporOptions};
 use crate::model::net::Net;
 use crate::model::net_system::NetSystem;
@@ -104,7 +102,7 @@ impl Default for Options {
     }
 }
 
-/// Answers `exam` on `net` within `limits` (whose interruption flag is `interrupt`); `budget`
+/// Answers `exam` on `net` within `limits`; `budget`
 /// is the whole time budget, split between engines where one runs before another. The
 /// formula examinations answer `formulas` (read from the examination's file of the instance
 /// folder, [`Examination::formula_file`]); the others ignore it. Reductions are on
@@ -119,13 +117,12 @@ pub fn examine(
     method: DeadlockMethod,
     limits: &Limits,
     budget: Option<Duration>,
-    interrupt: &Arc<AtomicBool>,
 ) -> Result<Answer, Overflow> {
     let options = Options {
         method,
         ..Options::default()
     };
-    examine_with(exam, net, formulas, &options, limits, budget, interrupt)
+    examine_with(exam, net, formulas, &options, limits, budget)
 }
 
 /// [`examine`] with the choices of `options`.
@@ -136,7 +133,6 @@ pub fn examine_with(
     options: &Options,
     limits: &Limits,
     budget: Option<Duration>,
-    interrupt: &Arc<AtomicBool>,
 ) -> Result<Answer, Overflow> {
     let mut answer = Answer::default();
     let property = match exam {
@@ -145,7 +141,7 @@ pub fn examine_with(
             return Ok(answer);
         }
         Examination::ReachabilityDeadlock => {
-            answer.stopped = deadlock(&mut answer, net, options, limits, budget, interrupt)?;
+            answer.stopped = deadlock(&mut answer, net, options, limits, budget)?;
             return Ok(answer);
         }
         Examination::OneSafe => Property::OneSafe,
@@ -168,7 +164,7 @@ pub fn examine_with(
             return Ok(answer);
         }
     };
-    answer.stopped = global_property(&mut answer, exam, property, net, limits, budget, interrupt)?;
+    answer.stopped = global_property(&mut answer, exam, property, net, limits, budget)?;
     Ok(answer)
 }
 
@@ -389,7 +385,7 @@ fn state_space(
     net: &Net,
     limits: &Limits,
 ) -> Result<Option<StopReason>, Overflow> {
-    let r = reach_net(net, limits, &mut |_| {})?;
+    let r = explore_net(net, limits, &mut |_| {})?;
     if let Some(reason) = r.stopped {
         answer.note(format!("{} markings found before the limit", r.states));
         answer.line(CANNOT_COMPUTE.to_string());
@@ -436,12 +432,11 @@ fn global_property(
     net: &Net,
     limits: &Limits,
     budget: Option<Duration>,
-    interrupt: &AtomicBool,
 ) -> Result<Option<StopReason>, Overflow> {
     if early_verdict(answer, exam, property, net, limits, budget)? {
         return Ok(None);
     }
-    let run = global::decide(net, property, limits, Some(interrupt), &mut |_| {})?;
+    let run = global::explore(net, &GlobalOptions::new(property), limits, &mut |_| {})?;
     Ok(report_global(answer, exam, &run, EXPLICIT))
 }
 
@@ -452,11 +447,9 @@ fn deadlock(
     options: &Options,
     limits: &Limits,
     budget: Option<Duration>,
-    interrupt: &Arc<AtomicBool>,
 ) -> Result<Option<StopReason>, Overflow> {
     let exam = Examination::ReachabilityDeadlock;
-    let explicit =
-        |answer: &mut Answer, limits: &Limits| deadlock_explicit(answer, net, limits, interrupt);
+    let explicit = |answer: &mut Answer, limits: &Limits| deadlock_explicit(answer, net, limits);
     match options.method {
         DeadlockMethod::Reach => explicit(answer, limits),
         DeadlockMethod::Dpor => deadlock_dpor(answer, net, limits),
@@ -477,7 +470,7 @@ fn deadlock(
                 return Ok(None);
             }
             if !options.reduce {
-                return deadlock_auto(answer, net, limits, budget, interrupt);
+                return deadlock_auto(answer, net, limits, budget);
             }
             // The engines run on the net reduced by the rules that preserve deadlocks, within
             // a fiftieth of the time (at most 2 s); the verdict is the original net's.
@@ -503,7 +496,7 @@ fn deadlock(
             }
             let target = if reduced { &reduction.net } else { net };
             let lines = answer.lines.len();
-            let stopped = deadlock_auto(answer, target, limits, budget, interrupt);
+            let stopped = deadlock_auto(answer, target, limits, budget);
             if reduced {
                 mark_reduced(&mut answer.lines[lines..]);
             }
@@ -531,22 +524,20 @@ fn deadlock_auto(
     net: &Net,
     limits: &Limits,
     budget: Option<Duration>,
-    interrupt: &Arc<AtomicBool>,
 ) -> Result<Option<StopReason>, Overflow> {
     let exam = Examination::ReachabilityDeadlock;
     let walks_then_explicit = |answer: &mut Answer| -> Result<_, Overflow> {
         if walk_verdict(answer, exam, Property::Deadlock, net, limits, budget)? {
             return Ok(None);
         }
-        deadlock_explicit(answer, net, limits, interrupt)
+        deadlock_explicit(answer, net, limits)
     };
     if !net.looks_safe() {
         return walks_then_explicit(answer);
     }
     // Half the remaining time for the prefix, then walks and the state space.
     let first = budget.map(|t| t.saturating_sub(limits.elapsed()) / 2);
-    let prefix_limits =
-        Limits::new(first, limits.mem_limit()).with_interrupt_flag(interrupt.clone());
+    let prefix_limits = limits.phase(first);
     match deadlock_prefix(answer, net, &prefix_limits) {
         PrefixVerdict::Decided => Ok(None),
         PrefixVerdict::NotSafe(why) => {
@@ -569,15 +560,9 @@ fn deadlock_explicit(
     answer: &mut Answer,
     net: &Net,
     limits: &Limits,
-    interrupt: &AtomicBool,
 ) -> Result<Option<StopReason>, Overflow> {
-    let run = global::decide(
-        net,
-        Property::Deadlock,
-        limits,
-        Some(interrupt),
-        &mut |_| {},
-    )?;
+    let options = GlobalOptions::new(Property::Deadlock);
+    let run = global::explore(net, &options, limits, &mut |_| {})?;
     Ok(report_global(
         answer,
         Examination::ReachabilityDeadlock,
@@ -602,7 +587,7 @@ fn deadlock_prefix(answer: &mut Answer, net: &Net, limits: &Limits) -> PrefixVer
         order: prefix::Order::Erv,
         deadlock: true,
     };
-    let r = match prefix::unfold_prefix(net, options, limits, &mut |_| {}) {
+    let r = match prefix::explore(net, &options, limits, &mut |_| {}) {
         Ok(r) => r,
         Err(not_safe) => return PrefixVerdict::NotSafe(not_safe.to_string()),
     };

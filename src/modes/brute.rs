@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use super::dpor::witness;
 use super::{Report, describe_stop, head, stopped_json, tail, witness_json, witness_line};
-use crate::explore::brute::{self, BruteStats};
+use crate::explore::brute::{self, BruteOptions, BruteProgress, BruteStats};
 use crate::explore::limits::{Limits, StopReason};
-use crate::explore::traces::{self, CountError, TraceCount};
+use crate::explore::traces::{self, CountError, TraceCount, TraceProgress};
 use crate::model::net_system::NetSystem;
 use crate::report::stats::Stats;
 use crate::system::{Overflow, System, Transition};
@@ -19,10 +19,11 @@ use crate::system::{Overflow, System, Transition};
 /// starting over while a count does not fit; returns the system it was computed on.
 pub fn enumerate_net<'n>(
     sys: NetSystem<'n>,
-    max_depth: usize,
+    options: &BruteOptions,
     limits: &Limits,
+    progress: &mut dyn FnMut(BruteProgress),
 ) -> Result<(BruteStats, NetSystem<'n>), Overflow> {
-    sys.retry_widened(|sys| brute::enumerate(sys, max_depth, limits))
+    sys.retry_widened(|sys| brute::explore(sys, options, limits, progress))
 }
 
 /// Counts the maximal runs and traces of `sys`, widening its counters and starting over while
@@ -31,8 +32,9 @@ pub fn enumerate_net<'n>(
 pub fn count_net<'n>(
     sys: NetSystem<'n>,
     limits: &Limits,
+    progress: &mut dyn FnMut(TraceProgress),
 ) -> Result<(Result<TraceCount, StopReason>, NetSystem<'n>), CountError> {
-    let attempt = sys.retry_widened(|sys| match traces::count(sys, limits) {
+    let attempt = sys.retry_widened(|sys| match traces::explore(sys, limits, progress) {
         Err(CountError::Overflow(overflow)) => Err(overflow),
         other => Ok(other),
     });
@@ -49,8 +51,9 @@ pub fn count_net<'n>(
 pub fn count_system<S: System + ?Sized>(
     sys: &S,
     limits: &Limits,
+    progress: &mut dyn FnMut(TraceProgress),
 ) -> Result<Result<TraceCount, StopReason>, CountError> {
-    match traces::count(sys, limits) {
+    match traces::explore(sys, limits, progress) {
         Ok(count) => Ok(Ok(count)),
         Err(CountError::Stopped(reason)) => Ok(Err(reason)),
         Err(e) => Err(e),

@@ -257,7 +257,7 @@ pub fn contextual_report(
 mod tests {
     use super::*;
     use crate::explore::limits::Limits;
-    use crate::explore::prefix::{PrefixOptions, unfold_prefix};
+    use crate::explore::prefix::{self, PrefixOptions};
     use crate::model::net::{ArcKind, NetBuilder};
 
     /// A token going round a cycle of two transitions: no dead marking.
@@ -289,7 +289,7 @@ mod tests {
     fn a_stopped_deadlock_search_makes_the_report_incomplete() {
         let net = net();
         let options = PrefixOptions::default();
-        let mut r = unfold_prefix(&net, options, &Limits::default(), &mut |_| {}).unwrap();
+        let mut r = prefix::explore(&net, &options, &Limits::default(), &mut |_| {}).unwrap();
         // A limit already passed when the search starts stops it at its first node.
         let spent = Limits::new(Some(Duration::ZERO), None);
         r.decide_deadlock(&spent, &mut |_| {});

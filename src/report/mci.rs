@@ -134,7 +134,7 @@ impl<'a> Words<'a> {
 mod tests {
     use super::*;
     use crate::explore::limits::Limits;
-    use crate::explore::prefix::{PrefixOptions, unfold_prefix};
+    use crate::explore::prefix::{self, PrefixOptions};
     use crate::model::net::{ArcKind, NetBuilder};
 
     fn words(bytes: &[u8], n: usize) -> Vec<u32> {
@@ -158,9 +158,9 @@ mod tests {
         b.add_arc(q, bb, ArcKind::Input, 1).unwrap();
         b.add_arc(p, bb, ArcKind::Output, 1).unwrap();
         let net = b.finish();
-        let r = unfold_prefix(
+        let r = prefix::explore(
             &net,
-            PrefixOptions::default(),
+            &PrefixOptions::default(),
             &Limits::default(),
             &mut |_| {},
         )

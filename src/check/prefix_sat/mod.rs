@@ -18,7 +18,7 @@ mod sum;
 
 use super::{Bound, Search};
 use crate::explore::limits::{Limits, StopReason};
-use crate::explore::prefix::{NotSafe, Order, Prefix, PrefixOptions, unfold_prefix};
+use crate::explore::prefix::{self, NotSafe, Order, Prefix, PrefixOptions};
 use crate::model::net::{Net, PlaceIdx, TransIdx};
 use crate::model::net_system::NetSystem;
 use crate::property::{Linear, Marking, Predicate};
@@ -62,7 +62,7 @@ impl Marking for StateMarking<'_, '_> {
 
 impl<'a> PrefixChecker<'a> {
     /// The checker of `net` on `prefix`, which must be a *complete* prefix of `net` (built by
-    /// [`unfold_prefix`] and not stopped by a limit): an answer `Absent` or an exact bound
+    /// [`prefix::explore`] and not stopped by a limit): an answer `Absent` or an exact bound
     /// relies on it.
     pub fn new(net: &'a Net, prefix: &'a Prefix) -> Self {
         PrefixChecker {
@@ -233,7 +233,7 @@ pub fn check_net(
         order: Order::Erv,
         deadlock: false,
     };
-    let run = unfold_prefix(net, options, limits, &mut |_| {})?;
+    let run = prefix::explore(net, &options, limits, &mut |_| {})?;
     if let Some(r) = run.stopped {
         return Ok(NetAnswers {
             targets: vec![Search::Unknown(Some(r)); targets.len()],

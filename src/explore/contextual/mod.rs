@@ -142,7 +142,7 @@ pub struct EnrichedCounts {
     pub compound: u64,
 }
 
-/// What [`unfold_contextual`] produced.
+/// What [`explore`] produced.
 #[derive(Debug)]
 pub struct ContextualRun {
     /// The prefix (complete unless `stopped`).
@@ -175,7 +175,7 @@ impl ContextualRun {
 
 /// Computes the complete finite prefix of the contextual unfolding of `net` (which must be
 /// safe), in Cunf's order.
-pub fn unfold_contextual(
+pub fn explore(
     net: &Net,
     limits: &Limits,
     progress: &mut dyn FnMut(ContextualProgress),

@@ -20,7 +20,7 @@ fn a_read_arc_beside_another_arc_of_its_place() {
         order: Order::Erv,
         deadlock: true,
     };
-    let run = unfold_prefix(&net, options, &Limits::default(), &mut |_| {}).unwrap();
+    let run = explore(&net, &options, &Limits::default(), &mut |_| {}).unwrap();
     assert_eq!(run.prefix.events.len(), 1);
     assert_eq!(run.prefix.marking(&[0]), vec![q]);
     assert_eq!(run.deadlock, Some(DeadlockAnswer::Found(vec![0])));
@@ -31,7 +31,7 @@ fn a_read_arc_beside_another_arc_of_its_place() {
     b.add_arc(p, t, ArcKind::Read, 1).unwrap();
     b.add_arc(p, t, ArcKind::Output, 1).unwrap();
     let net = b.finish();
-    let err = unfold_prefix(&net, options, &Limits::default(), &mut |_| {}).unwrap_err();
+    let err = explore(&net, &options, &Limits::default(), &mut |_| {}).unwrap_err();
     assert_eq!(err.place, "p");
 }
 
@@ -57,9 +57,9 @@ fn small() -> Net {
 #[test]
 fn cycle_and_one_shot() {
     let net = small();
-    let r = unfold_prefix(
+    let r = explore(
         &net,
-        PrefixOptions {
+        &PrefixOptions {
             order: Order::Mole,
             deadlock: true,
         },
@@ -146,9 +146,9 @@ fn unsafe_net_is_refused() {
     b.add_arc(p, t, ArcKind::Output, 1).unwrap();
     b.add_arc(q, t, ArcKind::Output, 1).unwrap();
     let net = b.finish();
-    let err = unfold_prefix(
+    let err = explore(
         &net,
-        PrefixOptions::default(),
+        &PrefixOptions::default(),
         &Limits::default(),
         &mut |_| {},
     )
