@@ -80,6 +80,23 @@ pub(super) struct Explorer<'m, 's> {
     threads_only: bool,
     /// Storage for the clocks of the next completed wakeup sequence.
     spare: Vec<u32>,
+    /// The levels of the completion search, kept between searches: a completion visits
+    /// thousands of levels per execution, and allocating their vectors afresh each time was
+    /// most of the allocator's work.
+    levels: Vec<Level>,
+}
+
+/// One choice point of a completion ([`Explorer::complete`]): the state before it and the
+/// steps still to try there.
+#[derive(Default)]
+struct Level {
+    state: Vec<u64>,
+    sleep: Vec<Sleeper>,
+    counts: Vec<u32>,
+    choices: Vec<(Inst, Transition)>,
+    next: usize,
+    /// The enabled steps at `state`.
+    en: Vec<(Inst, Transition)>,
 }
 
 impl<'m, 's> Explorer<'m, 's> {
@@ -97,6 +114,7 @@ impl<'m, 's> Explorer<'m, 's> {
             fresh: 0,
             threads_only: procs.handler.iter().all(Option::is_none),
             spare: Vec::new(),
+            levels: Vec::new(),
         }
     }
 
@@ -501,6 +519,23 @@ impl<'m, 's> Explorer<'m, 's> {
         &mut self,
         shown: &Shown,
         k: usize,
+        seq: Vec<Step>,
+        state: Vec<u64>,
+        sleep: Vec<Sleeper>,
+    ) -> Result<(), Overflow> {
+        let mut levels = std::mem::take(&mut self.levels);
+        let done = self.complete_in(&mut levels, shown, k, seq, state, sleep);
+        self.levels = levels;
+        done
+    }
+
+    /// [`Explorer::complete`] with the storage of its levels: `levels[..live]` are the choice
+    /// points of the current completion, the rest spare storage.
+    fn complete_in(
+        &mut self,
+        levels: &mut Vec<Level>,
+        shown: &Shown,
+        k: usize,
         mut seq: Vec<Step>,
         state: Vec<u64>,
         sleep: Vec<Sleeper>,
@@ -508,22 +543,13 @@ impl<'m, 's> Explorer<'m, 's> {
         let procs = self.procs;
         let (m, in_m) = (shown.m, &shown.at);
         let start = seq.len();
-        struct Level {
-            state: Vec<u64>,
-            sleep: Vec<Sleeper>,
-            counts: Vec<u32>,
-            choices: Vec<(Inst, Transition)>,
-            next: usize,
-            /// The enabled steps at `state`.
-            en: Vec<(Inst, Transition)>,
-        }
         // The step just taken from a level (its depth), to update that level's enabled steps.
         let mut taken: Option<(usize, Inst, Transition)> = None;
         let mut counts = vec![0u32; procs.count()];
         for s in &seq {
             counts[s.ev.inst as usize] += 1;
         }
-        let mut levels: Vec<Level> = Vec::new();
+        let mut live = 0usize;
         let (mut cur_state, mut cur_sleep) = (state, sleep);
         let mut budget = self.opts.search_budget;
         let mut en = Vec::new();
@@ -570,14 +596,19 @@ impl<'m, 's> Explorer<'m, 's> {
                     }
                 }
             } else {
-                let mut choices: Vec<(Inst, Transition)> = en
-                    .iter()
-                    .copied()
-                    .filter(|&(i, _)| !cur_sleep.iter().any(|s| s.forbids(i)))
-                    .collect();
+                if live == levels.len() {
+                    levels.push(Level::default());
+                }
+                let level = &mut levels[live];
+                level.choices.clear();
+                level.choices.extend(
+                    en.iter()
+                        .copied()
+                        .filter(|&(i, _)| !cur_sleep.iter().any(|s| s.forbids(i))),
+                );
                 // Parked sleepers last: the later such a message runs, the likelier it is
                 // ordered after what ran meanwhile, which is what keeps it from being redundant.
-                choices.sort_by_key(|&(i, t)| {
+                level.choices.sort_by_key(|&(i, t)| {
                     let parked = cur_sleep.iter().any(|s| s.inst == i);
                     let order = match in_m.get(&(i, counts[i as usize])) {
                         Some(&(pos, label)) if label == t => pos,
@@ -585,37 +616,35 @@ impl<'m, 's> Explorer<'m, 's> {
                     };
                     (parked, order)
                 });
-                if !choices.is_empty() {
-                    levels.push(Level {
-                        state: cur_state.clone(),
-                        sleep: cur_sleep.clone(),
-                        counts: counts.clone(),
-                        choices,
-                        next: 0,
-                        en: en.clone(),
-                    });
+                if !level.choices.is_empty() {
+                    level.state.clone_from(&cur_state);
+                    level.sleep.clone_from(&cur_sleep);
+                    level.counts.clone_from(&counts);
+                    level.next = 0;
+                    level.en.clone_from(&en);
+                    live += 1;
                 } else {
                     first = false;
                 }
             }
             // The next choice of the deepest level that has one left.
             loop {
-                let Some(top) = levels.last_mut() else {
+                if live == 0 {
                     // Every completion is redundant: so is the sequence.
                     if !first {
                         self.stats.completions_exhausted += 1;
                     }
                     return Ok(());
-                };
+                }
+                let depth = live - 1;
+                let top = &mut levels[depth];
                 if top.next < top.choices.len() {
                     let (i, t) = top.choices[top.next];
                     top.next += 1;
-                    let depth = levels.len() - 1;
                     let top = &levels[depth];
                     seq.truncate(start + depth);
                     counts.clone_from(&top.counts);
-                    let mut out = vec![0u64; procs.words()];
-                    let ends = procs.fire(&top.state, i, t, &mut out)?;
+                    let ends = procs.fire(&top.state, i, t, &mut cur_state)?;
                     let step = Step {
                         ev: Ev {
                             inst: i,
@@ -625,8 +654,7 @@ impl<'m, 's> Explorer<'m, 's> {
                         ends,
                     };
                     counts[i as usize] += 1;
-                    cur_sleep = sleep::after(procs, top.sleep.iter().cloned(), &step);
-                    cur_state = out;
+                    sleep::after_into(procs, top.sleep.iter().copied(), &step, &mut cur_sleep);
                     taken = Some((depth, i, t));
                     seq.push(step);
                     if self.settle(&seq, &mut cur_sleep) {
@@ -636,7 +664,7 @@ impl<'m, 's> Explorer<'m, 's> {
                     }
                     break;
                 }
-                levels.pop();
+                live -= 1;
             }
             budget = budget.saturating_sub(1);
             self.stats.completion_steps += 1;

@@ -10,7 +10,7 @@ use super::processes::{Inst, Processes, Step};
 use crate::system::Transition;
 
 /// A sleeping process.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Sleeper {
     /// The process.
     pub inst: Inst,
@@ -59,6 +59,18 @@ pub fn after(
     step: &Step,
 ) -> Vec<Sleeper> {
     let mut out = Vec::new();
+    after_into(procs, sleepers, step, &mut out);
+    out
+}
+
+/// [`after`] into `out` (cleared first), whose storage it reuses.
+pub fn after_into(
+    procs: &Processes,
+    sleepers: impl IntoIterator<Item = Sleeper>,
+    step: &Step,
+    out: &mut Vec<Sleeper>,
+) {
+    out.clear();
     let starts_on = if step.ev.idx == 0 {
         procs.handler[step.ev.inst as usize]
     } else {
@@ -82,7 +94,6 @@ pub fn after(
             out.push(s);
         }
     }
-    out
 }
 
 #[cfg(test)]
