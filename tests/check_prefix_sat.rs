@@ -16,6 +16,7 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use unfold::check::prefix_sat::{PrefixChecker, check_net};
 use unfold::check::{Bound, Search};
+use unfold::explore::contextual::{ContextualRun, unfold_contextual};
 use unfold::explore::limits::{Limits, StopReason};
 use unfold::explore::prefix::{Order, PrefixOptions, PrefixRun, unfold_prefix};
 use unfold::explore::reach::explore;
@@ -82,9 +83,38 @@ fn agree(net: &Net, order: Order, targets: &[Predicate], sums: &[Linear]) -> Res
     let Some(run) = prefix(net, order) else {
         return Err("not safe".into());
     };
+    agree_on(net, PrefixChecker::new(net, &run.prefix), targets, sums)
+}
+
+/// The contextual prefix of `net`, if the net is safe.
+fn contextual_prefix(net: &Net) -> Option<ContextualRun> {
+    let run = unfold_contextual(net, &Limits::default(), &mut |_| {}).ok()?;
+    assert!(run.stopped.is_none());
+    Some(run)
+}
+
+/// [`agree`] on the contextual prefix of `net`.
+fn agree_contextual(net: &Net, targets: &[Predicate], sums: &[Linear]) -> Result<(), String> {
+    let Some(run) = contextual_prefix(net) else {
+        return Err("not safe".into());
+    };
+    agree_on(
+        net,
+        PrefixChecker::contextual(net, &run.prefix),
+        targets,
+        sums,
+    )
+}
+
+/// Checks `checker`'s answers to `targets` and `sums` on `net` against its state space.
+fn agree_on(
+    net: &Net,
+    mut checker: PrefixChecker,
+    targets: &[Predicate],
+    sums: &[Linear],
+) -> Result<(), String> {
     let states = all_states(net);
     let sys = NetSystem::new(net);
-    let mut checker = PrefixChecker::new(net, &run.prefix);
     let limits = Limits::default();
     for target in targets {
         let exists = states.iter().any(|s| target.holds(&State(&sys, s)));
@@ -259,6 +289,178 @@ proptest! {
             return Err(TestCaseError::fail(format!("{e}\nnet: {net:?}")));
         }
     }
+
+    /// The contextual prefix (read arcs as contexts, asymmetric conflict): on random nets
+    /// with read arcs, every answer is brute force's and every witness replays.
+    #[test]
+    fn contextual_prefixes_of_random_nets_agree_with_brute_force(
+        (net, targets, sums) in arb_contextual_case(arb_read_net())
+    ) {
+        if let Err(e) = agree_contextual(&net, &targets, &sums) {
+            return Err(TestCaseError::fail(format!("{e}\nnet: {net:?}")));
+        }
+    }
+
+    #[test]
+    fn contextual_prefixes_of_machine_nets_agree_with_brute_force(
+        (net, targets, sums) in arb_contextual_case(arb_machines_net())
+    ) {
+        if let Err(e) = agree_contextual(&net, &targets, &sums) {
+            return Err(TestCaseError::fail(format!("{e}\nnet: {net:?}")));
+        }
+    }
+}
+
+/// Nets of `k` one-token state machines of `len` states in a ring whose transitions move one
+/// or two machines a step on and read the states of up to three others (safe by
+/// construction): readers of one machine's state and movers of it form cycles of asymmetric
+/// conflict.
+fn arb_read_net() -> impl Strategy<Value = Net> {
+    (2usize..=4, 2usize..=3)
+        .prop_flat_map(|(k, len)| {
+            let state = prop_oneof![1 => Just(0usize), 1 => 0..len];
+            let step = (
+                proptest::collection::vec(
+                    (0..k, state.clone()).prop_map(move |(m, s)| (m, s, (s + 1) % len)),
+                    1..=2,
+                ),
+                proptest::collection::vec((0..k, state), 0..=3),
+            );
+            (Just(k), Just(len), proptest::collection::vec(step, 1..=9))
+        })
+        .prop_map(|(k, len, steps)| reading_machines(k, len, &steps))
+}
+
+type ReadingStep = (Vec<(usize, usize, usize)>, Vec<(usize, usize)>);
+
+fn reading_machines(k: usize, len: usize, steps: &[ReadingStep]) -> Net {
+    let mut b = NetBuilder::new("reading machines");
+    let state: Vec<Vec<PlaceIdx>> = (0..k)
+        .map(|m| {
+            (0..len)
+                .map(|s| {
+                    b.add_place(format!("m{m}s{s}"), None, u32::from(s == 0))
+                        .unwrap()
+                })
+                .collect()
+        })
+        .collect();
+    for (i, (moves, reads)) in steps.iter().enumerate() {
+        let t = b.add_transition(format!("t{i}"), None).unwrap();
+        let mut used = Vec::new();
+        for &(m, from, to) in moves {
+            if used.contains(&m) || from == to {
+                continue;
+            }
+            used.push(m);
+            b.add_arc(state[m][from], t, ArcKind::Input, 1).unwrap();
+            b.add_arc(state[m][to], t, ArcKind::Output, 1).unwrap();
+        }
+        for &(m, s) in reads {
+            if !used.contains(&m) {
+                used.push(m);
+                b.add_arc(state[m][s], t, ArcKind::Read, 1).unwrap();
+            }
+        }
+    }
+    b.finish()
+}
+
+/// `tokens(p) ≥ 1` for every `p` of `places`.
+fn cube(places: impl IntoIterator<Item = PlaceIdx>) -> Predicate {
+    Predicate::And(
+        places
+            .into_iter()
+            .map(|p| {
+                Predicate::Compare(
+                    Linear {
+                        constant: 0,
+                        terms: vec![(p, 1)],
+                    },
+                    Cmp::Ge,
+                    Linear {
+                        constant: 1,
+                        terms: Vec::new(),
+                    },
+                )
+            })
+            .collect(),
+    )
+}
+
+/// A random predicate, or a conjunction of marked places (markings that a set of events in
+/// cyclic asymmetric conflict would reach).
+fn arb_contextual_predicate(np: u32, nt: u32) -> BoxedStrategy<Predicate> {
+    prop_oneof![
+        arb_predicate(np, nt),
+        proptest::collection::btree_set(0..np, 1..=np as usize).prop_map(cube),
+    ]
+    .boxed()
+}
+
+type ContextualCase = (Net, Vec<Predicate>, Vec<Linear>);
+
+fn arb_contextual_case(net: impl Strategy<Value = Net>) -> impl Strategy<Value = ContextualCase> {
+    net.prop_filter("safe nets with read arcs and a few events only", |n| {
+        n.read_arc_count() > 0 && contextual_prefix(n).is_some_and(|r| r.prefix.events.len() >= 3)
+    })
+    .prop_flat_map(|net| {
+        let (np, nt) = (net.places.len() as u32, net.transitions.len() as u32);
+        (
+            Just(net),
+            proptest::collection::vec(arb_contextual_predicate(np, nt), 1..=8),
+            proptest::collection::vec(arb_linear(np), 1..=2),
+        )
+    })
+}
+
+/// Transitions `tᵢ` consuming `pᵢ`, reading `pᵢ₊₁ mod k` and producing `qᵢ`: each `tᵢ` must
+/// fire before `tᵢ₊₁ mod k`, so the `k` of them form a cycle of asymmetric conflict and never all
+/// fire, while any `k − 1` of them do.
+fn ring_of_readers(k: u32) -> Net {
+    let mut b = NetBuilder::new("ring of readers");
+    let p: Vec<PlaceIdx> = (0..k)
+        .map(|i| b.add_place(format!("p{i}"), None, 1).unwrap())
+        .collect();
+    let q: Vec<PlaceIdx> = (0..k)
+        .map(|i| b.add_place(format!("q{i}"), None, 0).unwrap())
+        .collect();
+    for i in 0..k as usize {
+        let t = b.add_transition(format!("t{i}"), None).unwrap();
+        b.add_arc(p[i], t, ArcKind::Input, 1).unwrap();
+        b.add_arc(p[(i + 1) % k as usize], t, ArcKind::Read, 1)
+            .unwrap();
+        b.add_arc(q[i], t, ArcKind::Output, 1).unwrap();
+    }
+    b.finish()
+}
+
+#[test]
+fn cycles_of_asymmetric_conflict_are_no_configurations() {
+    for k in 2..=6u32 {
+        let net = ring_of_readers(k);
+        let run = contextual_prefix(&net).unwrap();
+        let mut checker = PrefixChecker::contextual(&net, &run.prefix);
+        let limits = Limits::default();
+        let all = cube(k..2 * k);
+        assert_eq!(checker.find(&all, &limits), Search::Absent, "k = {k}");
+        let most = cube(k + 1..2 * k);
+        let Search::Found(w) = checker.find(&most, &limits) else {
+            panic!("k = {k}: k − 1 readers fire");
+        };
+        // t₀ is left out; the others fire readers first: t₁, …, t_{k−1}.
+        let want: Vec<TransIdx> = (1..k).collect();
+        assert_eq!(w, want, "k = {k}");
+        let qs = Linear {
+            constant: 0,
+            terms: (k..2 * k).map(|p| (p, 1)).collect(),
+        };
+        assert_eq!(checker.bound(&qs, &limits).exact(), Some(u64::from(k - 1)));
+        if k > 2 {
+            assert!(checker.size().cycles > 0, "k = {k}: no cycle was met");
+        }
+        agree_contextual(&net, &[all, most, Predicate::Deadlock], &[qs]).unwrap();
+    }
 }
 
 /// Values of `strategy`, drawn with a fixed seed.
@@ -308,6 +510,10 @@ fn small_pep_nets_agree_with_explicit_reach() {
         targets.push(Predicate::Deadlock);
         let sums = draw(arb_linear(np), 4);
         agree(&net, Order::Mole, &targets, &sums).unwrap_or_else(|e| panic!("{file}: {e}"));
+        if net.read_arc_count() > 0 {
+            agree_contextual(&net, &targets, &sums)
+                .unwrap_or_else(|e| panic!("{file} (contextual): {e}"));
+        }
         // The published deadlock answer too.
         if let Some(want) = oracles.get(*file).and_then(|o| o.get("deadlock")) {
             let got = check_net(&net, &[Predicate::Deadlock], &[], &Limits::default()).unwrap();

@@ -112,7 +112,10 @@ impl Asymmetric {
                     }
                     GREY => {
                         // The cycle w → … → v → w: the sources of its read edges.
-                        let from = stack.iter().position(|s| s.0 == w).expect("grey is stacked");
+                        let from = stack
+                            .iter()
+                            .position(|s| s.0 == w)
+                            .expect("grey is stacked");
                         let mut readers: Vec<u32> = Vec::new();
                         // The edge into stack[j] is a read edge from stack[j - 1].
                         for j in from + 1..stack.len() {
