@@ -766,3 +766,136 @@ fn bench_large_pep_nets() {
         );
     }
 }
+
+/// Every reachable state of `net` if explicit search finishes within `limit`.
+fn states_within(net: &Net, limit: Duration) -> Option<Vec<Vec<u64>>> {
+    let sys = NetSystem::new(net);
+    let mut states = Vec::new();
+    let out = explore(
+        &sys,
+        &Limits::new(Some(limit), None),
+        &mut |_| {},
+        &mut |_, s| states.push(s.to_vec()),
+    )
+    .ok()?;
+    out.stopped.is_none().then_some(states)
+}
+
+/// Whether `a` and `b` say the same when both decide (a witness found is "true").
+fn same_answer(a: &Search, b: &Search) -> bool {
+    !a.decided() || !b.decided() || matches!(a, Search::Found(_)) == matches!(b, Search::Found(_))
+}
+
+/// The contextual prefix engine against the self-loop one (read arcs unfolded as
+/// consume-and-produce, the plain prefix in the ERV order), a Markdown table: on the nets of
+/// pep/cont and on the contextual versions (`loops_to_read_arcs`) of larger PEP nets, the
+/// random targets of `arb_bench_target`, the deadlock target and the bounds of random sets of
+/// places; every answer of one engine must equal the other's and, where `reach` finishes in
+/// 20 s, brute force's. Times are the prefix's construction, the encoding and every call
+/// together, per engine, and their ratio (contextual over self-loops). Run by
+/// tools/bench_prefix_contextual.sh (release build); `BENCH_NETS` (names under pep/, `cont/…`
+/// for the read-arc nets) and `BENCH_FORMULAS` choose; each call gets 30 s.
+#[test]
+#[ignore = "benchmark: tools/bench_prefix_contextual.sh"]
+fn bench_contextual_against_self_loops() {
+    let nets = std::env::var("BENCH_NETS").unwrap_or_else(|_| {
+        "cont/dijkstra_2 cont/elevator cont/mutual cont/peterson cont/reader_writer_2 \
+         cont/sdl_arq elevator_3 rw_1w2r rw_2w1r key_3.sync q_1 q_1.sync dpd_7.sync furnace_3 \
+         rw_12"
+            .to_string()
+    });
+    let formulas: usize = std::env::var("BENCH_FORMULAS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(50);
+    let limits = || Limits::new(Some(Duration::from_secs(30)), None);
+    println!(
+        "| net | read arcs | histories / events (contextual) | events (self-loops) | \
+         checked by | answers equal | unknown (ctx / loops) | cycle clauses | \
+         contextual s | self-loops s | ratio |"
+    );
+    println!("|---|---:|---|---:|---|---|---|---:|---:|---:|---:|");
+    for name in nets.split_whitespace() {
+        let plain = load(&format!("pep/{name}.ll_net"));
+        let net = if plain.read_arc_count() > 0 {
+            plain
+        } else {
+            loops_to_read_arcs(&plain).0
+        };
+        let (np, nt) = (net.places.len() as u32, net.transitions.len() as u32);
+        let mut targets = draw(arb_bench_target(np, nt), formulas);
+        targets.push(Predicate::Deadlock);
+        let sums = draw(
+            proptest::collection::btree_set(0..np, 1..=8).prop_map(|ps| Linear {
+                constant: 0,
+                terms: ps.into_iter().map(|p| (p, 1)).collect(),
+            }),
+            10,
+        );
+        // The contextual engine, from the prefix on.
+        let t = Instant::now();
+        let Some(crun) = contextual_prefix(&net) else {
+            println!("| {name} | not safe |");
+            continue;
+        };
+        let mut ctx = PrefixChecker::contextual(&net, &crun.prefix);
+        let ctx_found: Vec<Search> = targets.iter().map(|p| ctx.find(p, &limits())).collect();
+        let ctx_bounds: Vec<Bound> = sums.iter().map(|s| ctx.bound(s, &limits())).collect();
+        let ctx_s = t.elapsed().as_secs_f64();
+        // The self-loop engine.
+        let t = Instant::now();
+        let prun = prefix(&net, Order::Erv).expect("safe");
+        let mut loops = PrefixChecker::new(&net, &prun.prefix);
+        let loop_found: Vec<Search> = targets.iter().map(|p| loops.find(p, &limits())).collect();
+        let loop_bounds: Vec<Bound> = sums.iter().map(|s| loops.bound(s, &limits())).collect();
+        let loops_s = t.elapsed().as_secs_f64();
+        let mut equal = 0;
+        for (i, (a, b)) in ctx_found.iter().zip(&loop_found).enumerate() {
+            assert!(same_answer(a, b), "{name}: {:?}: {a:?} / {b:?}", targets[i]);
+            equal += usize::from(a.decided() && b.decided());
+        }
+        for (i, (a, b)) in ctx_bounds.iter().zip(&loop_bounds).enumerate() {
+            if let (Some(x), Some(y)) = (a.exact(), b.exact()) {
+                assert_eq!(x, y, "{name}: bound of {:?}", sums[i]);
+                equal += 1;
+            }
+        }
+        // Brute force where it finishes.
+        let by = match states_within(&net, Duration::from_secs(20)) {
+            Some(states) => {
+                let sys = NetSystem::new(&net);
+                for (p, a) in targets.iter().zip(&ctx_found) {
+                    let exists = states.iter().any(|s| p.holds(&State(&sys, s)));
+                    if a.decided() {
+                        assert_eq!(matches!(a, Search::Found(_)), exists, "{name}: {p:?}");
+                    }
+                }
+                for (s, b) in sums.iter().zip(&ctx_bounds) {
+                    let max = states.iter().map(|x| s.value(&State(&sys, x))).max();
+                    if let Some(v) = b.exact() {
+                        assert_eq!(Some(v), max, "{name}: bound of {s:?}");
+                    }
+                }
+                format!("both, reach ({} states)", states.len())
+            }
+            None => "both".to_string(),
+        };
+        let unknown = |f: &[Search], b: &[Bound]| {
+            f.iter().filter(|s| !s.decided()).count()
+                + b.iter().filter(|b| b.exact().is_none()).count()
+        };
+        println!(
+            "| {name} | {} | {} / {} | {} | {by} | {equal}/{} | {} / {} | {} | {ctx_s:.3} | \
+             {loops_s:.3} | {:.2} |",
+            net.read_arc_count(),
+            crun.prefix.history_count(),
+            crun.prefix.event_count(),
+            prun.prefix.events.len(),
+            targets.len() + sums.len(),
+            unknown(&ctx_found, &ctx_bounds),
+            unknown(&loop_found, &loop_bounds),
+            ctx.size().cycles,
+            ctx_s / loops_s,
+        );
+    }
+}
