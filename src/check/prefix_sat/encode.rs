@@ -91,7 +91,7 @@ impl<'a> Encoding<'a> {
             if x == f {
                 continue;
             }
-            for c in occ.causes(e as u32) {
+            for &c in occ.causes(e as u32).iter() {
                 let xc = events[c as usize];
                 cnf.add(&[!x, xc]);
             }
@@ -276,7 +276,7 @@ impl<'a> Encoding<'a> {
         let weights: Vec<(Lit, i128)> = (0..self.events.len() as u32)
             .filter(|&e| occ.usable(e))
             .map(|e| {
-                let made: i128 = occ.postset(e).into_iter().map(of).sum();
+                let made: i128 = occ.postset(e).map(of).sum();
                 let used: i128 = occ.preset(e).iter().map(|&c| of(c)).sum();
                 (self.events[e as usize], made - used)
             })

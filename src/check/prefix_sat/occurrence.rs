@@ -12,6 +12,9 @@
 //!   producers of its preset and of its context, and a reader of a condition precedes its
 //!   consumer (asymmetric conflict).
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use crate::explore::contextual::ContextualPrefix;
 use crate::explore::prefix::{NONE, Prefix};
 use crate::model::net::{PlaceIdx, TransIdx};
@@ -99,18 +102,18 @@ impl<'a> Occurrence<'a> {
     }
 
     /// The conditions `e` produces.
-    pub(super) fn postset(self, e: u32) -> Vec<u32> {
+    pub(super) fn postset(self, e: u32) -> Postset<'a> {
         match self {
-            Occurrence::Plain(p) => p.postset(e).collect(),
-            Occurrence::Contextual(p) => p.events[e as usize].postset.clone(),
+            Occurrence::Plain(p) => Postset::Range(p.postset(e)),
+            Occurrence::Contextual(p) => Postset::Listed(p.events[e as usize].postset.iter()),
         }
     }
 
     /// The distinct immediate causes of `e`: the producers of its preset and context, the
     /// initial event left out.
-    pub(super) fn causes(self, e: u32) -> Vec<u32> {
+    pub(super) fn causes(self, e: u32) -> Cow<'a, [u32]> {
         match self {
-            Occurrence::Plain(p) => p.causes(e).to_vec(),
+            Occurrence::Plain(p) => Cow::Borrowed(p.causes(e)),
             Occurrence::Contextual(_) => {
                 let mut out: Vec<u32> = self
                     .preset(e)
@@ -121,7 +124,7 @@ impl<'a> Occurrence<'a> {
                     .collect();
                 out.sort_unstable();
                 out.dedup();
-                out
+                Cow::Owned(out)
             }
         }
     }
@@ -129,5 +132,24 @@ impl<'a> Occurrence<'a> {
     /// Whether the prefix has read arcs as contexts (so asymmetric conflict orders events).
     pub(super) fn contextual(self) -> bool {
         matches!(self, Occurrence::Contextual(_))
+    }
+}
+
+/// The postset of an event: a range of condition ids (plain) or a list (contextual).
+pub(super) enum Postset<'a> {
+    /// Consecutive ids.
+    Range(Range<u32>),
+    /// Listed ids.
+    Listed(std::slice::Iter<'a, u32>),
+}
+
+impl Iterator for Postset<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Postset::Range(r) => r.next(),
+            Postset::Listed(l) => l.next().copied(),
+        }
     }
 }
