@@ -415,9 +415,9 @@ fn arb_contextual_case(net: impl Strategy<Value = Net>) -> impl Strategy<Value =
     })
 }
 
-/// Transitions `tᵢ` consuming `pᵢ`, reading `pᵢ₊₁ mod k` and producing `qᵢ`: each `tᵢ` must
-/// fire before `tᵢ₊₁ mod k`, so the `k` of them form a cycle of asymmetric conflict and never all
-/// fire, while any `k − 1` of them do.
+/// Transitions `tᵢ` consuming `pᵢ`, reading `pᵢ₊₁ mod k` and producing `qᵢ`: each `tᵢ`
+/// must fire before `tᵢ₊₁ mod k`, so the `k` of them form a cycle of asymmetric conflict and
+/// never all fire, while any `k − 1` of them do.
 fn ring_of_readers(k: u32) -> Net {
     let mut b = NetBuilder::new("ring of readers");
     let p: Vec<PlaceIdx> = (0..k)

@@ -38,11 +38,12 @@ pub struct Checked {
 const REDUCTION_CAP: Duration = Duration::from_secs(2);
 const REDUCTION_SHARE: u32 = 20;
 
-/// Checks `queries` on `net` as [`run::check_with`] does (with `options`, an [`LtlOptions`](super::ltl::LtlOptions) or a [`CheckOptions`]): those a reduction may answer (see
-/// the module's documentation) on reduced nets, the others on `net`, the time split between
-/// the two groups by their numbers of queries. The reducible ones are checked first on the
-/// net reduced for all of them together (half of their time when there are several), then
-/// each one still open on the net reduced for it alone (the rest of their time, shared);
+/// Checks `queries` on `net` as [`run::check_with`] does (with `options`, an
+/// [`LtlOptions`](super::ltl::LtlOptions) or a [`CheckOptions`]): those a reduction may answer
+/// (see the module's documentation) on reduced nets, the others on `net`, the time split
+/// between the two groups by their numbers of queries. The reducible ones are checked first
+/// on the net reduced for all of them together (half of their time when there are several),
+/// then each one still open on the net reduced for it alone (the rest of their time, shared);
 /// a query no reduction shrank the net for is checked on `net`. Each reduction takes a
 /// twentieth of the time left (at most 2 s).
 ///

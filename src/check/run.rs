@@ -232,10 +232,10 @@ pub fn check(
     check_with(net, queries, choice, limits, LtlOptions::default())
 }
 
-/// [`check`], the engines run with `options` (an [`LtlOptions`] or a [`CheckOptions`]). LTL formulas get half the time when
-/// other properties are open too (all of it else), shared between them in two rounds: half
-/// of each one's share first, the rest to those still open; what the other engines leave
-/// goes to the LTL formulas still open.
+/// [`check`], the engines run with `options` (an [`LtlOptions`] or a [`CheckOptions`]). LTL
+/// formulas get half the time when other properties are open too (all of it else), shared
+/// between them in two rounds: half of each one's share first, the rest to those still open;
+/// what the other engines leave goes to the LTL formulas still open.
 pub fn check_with(
     net: &Net,
     queries: &[ResolvedQuery],
