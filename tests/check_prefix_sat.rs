@@ -812,7 +812,7 @@ fn bench_contextual_against_self_loops() {
     println!(
         "| net | read arcs | histories / events (contextual) | events (self-loops) | \
          checked by | answers equal | unknown (ctx / loops) | cycle clauses | \
-         contextual s | self-loops s | ratio |"
+         contextual s (prefix) | self-loops s (prefix) | ratio |"
     );
     println!("|---|---:|---|---:|---|---|---|---:|---:|---:|---:|");
     for name in nets.split_whitespace() {
@@ -838,6 +838,7 @@ fn bench_contextual_against_self_loops() {
             println!("| {name} | not safe |");
             continue;
         };
+        let ctx_prefix_s = t.elapsed().as_secs_f64();
         let mut ctx = PrefixChecker::contextual(&net, &crun.prefix);
         let ctx_found: Vec<Search> = targets.iter().map(|p| ctx.find(p, &limits())).collect();
         let ctx_bounds: Vec<Bound> = sums.iter().map(|s| ctx.bound(s, &limits())).collect();
@@ -845,6 +846,7 @@ fn bench_contextual_against_self_loops() {
         // The self-loop engine.
         let t = Instant::now();
         let prun = prefix(&net, Order::Erv).expect("safe");
+        let loops_prefix_s = t.elapsed().as_secs_f64();
         let mut loops = PrefixChecker::new(&net, &prun.prefix);
         let loop_found: Vec<Search> = targets.iter().map(|p| loops.find(p, &limits())).collect();
         let loop_bounds: Vec<Bound> = sums.iter().map(|s| loops.bound(s, &limits())).collect();
@@ -885,8 +887,8 @@ fn bench_contextual_against_self_loops() {
                 + b.iter().filter(|b| b.exact().is_none()).count()
         };
         println!(
-            "| {name} | {} | {} / {} | {} | {by} | {equal}/{} | {} / {} | {} | {ctx_s:.3} | \
-             {loops_s:.3} | {:.2} |",
+            "| {name} | {} | {} / {} | {} | {by} | {equal}/{} | {} / {} | {} | {ctx_s:.3} \
+             ({ctx_prefix_s:.3}) | {loops_s:.3} ({loops_prefix_s:.3}) | {:.2} |",
             net.read_arc_count(),
             crun.prefix.history_count(),
             crun.prefix.event_count(),

@@ -5,7 +5,8 @@
 # token counts and fireability), the deadlock target and bounds of random sets of places,
 # answered by both engines (and checked against each other and against `reach` where it
 # finishes), as a Markdown table: sizes, the time of each engine (prefix, encoding and every
-# call together) and their ratio, contextual over self-loops. Every call gets 30 s.
+# call together, the prefix alone in parentheses) and their ratio, contextual over
+# self-loops. Every call gets 30 s.
 #
 # Usage: tools/bench_prefix_contextual.sh [NETS] [FORMULAS]
 #   NETS: names under pep/ (`cont/mutual` for a read-arc net; default: the pep/cont nets with
