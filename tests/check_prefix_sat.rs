@@ -16,12 +16,14 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use unfold::check::prefix_sat::{PrefixChecker, check_net};
 use unfold::check::{Bound, Search};
+use unfold::explore::contextual::{ContextualRun, self};
 use unfold::explore::limits::{Limits, StopReason};
 use unfold::explore::prefix::{self, Order, PrefixOptions, PrefixRun};
 use unfold::explore::reach::explore;
 use unfold::formats::read_net;
 use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
 use unfold::model::net_system::NetSystem;
+use unfold::model::read_arcs::loops_to_read_arcs;
 use unfold::property::{Cmp, Linear, Marking, Predicate};
 use unfold::system::System;
 
@@ -82,9 +84,38 @@ fn agree(net: &Net, order: Order, targets: &[Predicate], sums: &[Linear]) -> Res
     let Some(run) = prefix(net, order) else {
         return Err("not safe".into());
     };
+    agree_on(net, PrefixChecker::new(net, &run.prefix), targets, sums)
+}
+
+/// The contextual prefix of `net`, if the net is safe.
+fn contextual_prefix(net: &Net) -> Option<ContextualRun> {
+    let run = contextual::explore(net, &Limits::default(), &mut |_| {}).ok()?;
+    assert!(run.stopped.is_none());
+    Some(run)
+}
+
+/// [`agree`] on the contextual prefix of `net`.
+fn agree_contextual(net: &Net, targets: &[Predicate], sums: &[Linear]) -> Result<(), String> {
+    let Some(run) = contextual_prefix(net) else {
+        return Err("not safe".into());
+    };
+    agree_on(
+        net,
+        PrefixChecker::contextual(net, &run.prefix),
+        targets,
+        sums,
+    )
+}
+
+/// Checks `checker`'s answers to `targets` and `sums` on `net` against its state space.
+fn agree_on(
+    net: &Net,
+    mut checker: PrefixChecker,
+    targets: &[Predicate],
+    sums: &[Linear],
+) -> Result<(), String> {
     let states = all_states(net);
     let sys = NetSystem::new(net);
-    let mut checker = PrefixChecker::new(net, &run.prefix);
     let limits = Limits::default();
     for target in targets {
         let exists = states.iter().any(|s| target.holds(&State(&sys, s)));
@@ -259,6 +290,178 @@ proptest! {
             return Err(TestCaseError::fail(format!("{e}\nnet: {net:?}")));
         }
     }
+
+    /// The contextual prefix (read arcs as contexts, asymmetric conflict): on random nets
+    /// with read arcs, every answer is brute force's and every witness replays.
+    #[test]
+    fn contextual_prefixes_of_random_nets_agree_with_brute_force(
+        (net, targets, sums) in arb_contextual_case(arb_read_net())
+    ) {
+        if let Err(e) = agree_contextual(&net, &targets, &sums) {
+            return Err(TestCaseError::fail(format!("{e}\nnet: {net:?}")));
+        }
+    }
+
+    #[test]
+    fn contextual_prefixes_of_machine_nets_agree_with_brute_force(
+        (net, targets, sums) in arb_contextual_case(arb_machines_net())
+    ) {
+        if let Err(e) = agree_contextual(&net, &targets, &sums) {
+            return Err(TestCaseError::fail(format!("{e}\nnet: {net:?}")));
+        }
+    }
+}
+
+/// Nets of `k` one-token state machines of `len` states in a ring whose transitions move one
+/// or two machines a step on and read the states of up to three others (safe by
+/// construction): readers of one machine's state and movers of it form cycles of asymmetric
+/// conflict.
+fn arb_read_net() -> impl Strategy<Value = Net> {
+    (2usize..=4, 2usize..=3)
+        .prop_flat_map(|(k, len)| {
+            let state = prop_oneof![1 => Just(0usize), 1 => 0..len];
+            let step = (
+                proptest::collection::vec(
+                    (0..k, state.clone()).prop_map(move |(m, s)| (m, s, (s + 1) % len)),
+                    1..=2,
+                ),
+                proptest::collection::vec((0..k, state), 0..=3),
+            );
+            (Just(k), Just(len), proptest::collection::vec(step, 1..=9))
+        })
+        .prop_map(|(k, len, steps)| reading_machines(k, len, &steps))
+}
+
+type ReadingStep = (Vec<(usize, usize, usize)>, Vec<(usize, usize)>);
+
+fn reading_machines(k: usize, len: usize, steps: &[ReadingStep]) -> Net {
+    let mut b = NetBuilder::new("reading machines");
+    let state: Vec<Vec<PlaceIdx>> = (0..k)
+        .map(|m| {
+            (0..len)
+                .map(|s| {
+                    b.add_place(format!("m{m}s{s}"), None, u32::from(s == 0))
+                        .unwrap()
+                })
+                .collect()
+        })
+        .collect();
+    for (i, (moves, reads)) in steps.iter().enumerate() {
+        let t = b.add_transition(format!("t{i}"), None).unwrap();
+        let mut used = Vec::new();
+        for &(m, from, to) in moves {
+            if used.contains(&m) || from == to {
+                continue;
+            }
+            used.push(m);
+            b.add_arc(state[m][from], t, ArcKind::Input, 1).unwrap();
+            b.add_arc(state[m][to], t, ArcKind::Output, 1).unwrap();
+        }
+        for &(m, s) in reads {
+            if !used.contains(&m) {
+                used.push(m);
+                b.add_arc(state[m][s], t, ArcKind::Read, 1).unwrap();
+            }
+        }
+    }
+    b.finish()
+}
+
+/// `tokens(p) ≥ 1` for every `p` of `places`.
+fn cube(places: impl IntoIterator<Item = PlaceIdx>) -> Predicate {
+    Predicate::And(
+        places
+            .into_iter()
+            .map(|p| {
+                Predicate::Compare(
+                    Linear {
+                        constant: 0,
+                        terms: vec![(p, 1)],
+                    },
+                    Cmp::Ge,
+                    Linear {
+                        constant: 1,
+                        terms: Vec::new(),
+                    },
+                )
+            })
+            .collect(),
+    )
+}
+
+/// A random predicate, or a conjunction of marked places (markings that a set of events in
+/// cyclic asymmetric conflict would reach).
+fn arb_contextual_predicate(np: u32, nt: u32) -> BoxedStrategy<Predicate> {
+    prop_oneof![
+        arb_predicate(np, nt),
+        proptest::collection::btree_set(0..np, 1..=np as usize).prop_map(cube),
+    ]
+    .boxed()
+}
+
+type ContextualCase = (Net, Vec<Predicate>, Vec<Linear>);
+
+fn arb_contextual_case(net: impl Strategy<Value = Net>) -> impl Strategy<Value = ContextualCase> {
+    net.prop_filter("safe nets with read arcs and a few events only", |n| {
+        n.read_arc_count() > 0 && contextual_prefix(n).is_some_and(|r| r.prefix.events.len() >= 3)
+    })
+    .prop_flat_map(|net| {
+        let (np, nt) = (net.places.len() as u32, net.transitions.len() as u32);
+        (
+            Just(net),
+            proptest::collection::vec(arb_contextual_predicate(np, nt), 1..=8),
+            proptest::collection::vec(arb_linear(np), 1..=2),
+        )
+    })
+}
+
+/// Transitions `tᵢ` consuming `pᵢ`, reading `pᵢ₊₁ mod k` and producing `qᵢ`: each `tᵢ`
+/// must fire before `tᵢ₊₁ mod k`, so the `k` of them form a cycle of asymmetric conflict and
+/// never all fire, while any `k − 1` of them do.
+fn ring_of_readers(k: u32) -> Net {
+    let mut b = NetBuilder::new("ring of readers");
+    let p: Vec<PlaceIdx> = (0..k)
+        .map(|i| b.add_place(format!("p{i}"), None, 1).unwrap())
+        .collect();
+    let q: Vec<PlaceIdx> = (0..k)
+        .map(|i| b.add_place(format!("q{i}"), None, 0).unwrap())
+        .collect();
+    for i in 0..k as usize {
+        let t = b.add_transition(format!("t{i}"), None).unwrap();
+        b.add_arc(p[i], t, ArcKind::Input, 1).unwrap();
+        b.add_arc(p[(i + 1) % k as usize], t, ArcKind::Read, 1)
+            .unwrap();
+        b.add_arc(q[i], t, ArcKind::Output, 1).unwrap();
+    }
+    b.finish()
+}
+
+#[test]
+fn cycles_of_asymmetric_conflict_are_no_configurations() {
+    for k in 2..=6u32 {
+        let net = ring_of_readers(k);
+        let run = contextual_prefix(&net).unwrap();
+        let mut checker = PrefixChecker::contextual(&net, &run.prefix);
+        let limits = Limits::default();
+        let all = cube(k..2 * k);
+        assert_eq!(checker.find(&all, &limits), Search::Absent, "k = {k}");
+        let most = cube(k + 1..2 * k);
+        let Search::Found(w) = checker.find(&most, &limits) else {
+            panic!("k = {k}: k − 1 readers fire");
+        };
+        // t₀ is left out; the others fire readers first: t₁, …, t_{k−1}.
+        let want: Vec<TransIdx> = (1..k).collect();
+        assert_eq!(w, want, "k = {k}");
+        let qs = Linear {
+            constant: 0,
+            terms: (k..2 * k).map(|p| (p, 1)).collect(),
+        };
+        assert_eq!(checker.bound(&qs, &limits).exact(), Some(u64::from(k - 1)));
+        if k > 2 {
+            assert!(checker.size().cycles > 0, "k = {k}: no cycle was met");
+        }
+        agree_contextual(&net, &[all, most, Predicate::Deadlock], &[qs]).unwrap();
+    }
 }
 
 /// Values of `strategy`, drawn with a fixed seed.
@@ -295,6 +498,9 @@ const SMALL_PEP: &[&str] = &[
     "pep/cont/reader_writer_2.ll_net",
     "pep/cont/sdl_arq.ll_net",
     "pep/cont/elevator.ll_net",
+    "pep/cont/dijkstra_2.ll_net",
+    "pep/cont/mid3.ll_net",
+    "pep/cont/middle.ll_net",
 ];
 
 #[test]
@@ -308,6 +514,16 @@ fn small_pep_nets_agree_with_explicit_reach() {
         targets.push(Predicate::Deadlock);
         let sums = draw(arb_linear(np), 4);
         agree(&net, Order::Mole, &targets, &sums).unwrap_or_else(|e| panic!("{file}: {e}"));
+        if net.read_arc_count() > 0 {
+            agree_contextual(&net, &targets, &sums)
+                .unwrap_or_else(|e| panic!("{file} (contextual): {e}"));
+        }
+        // Its contextual version (self-loops as read arcs, as `convert --read-arcs` makes it).
+        let (with_reads, made) = loops_to_read_arcs(&net);
+        if made > 0 {
+            agree_contextual(&with_reads, &targets, &sums)
+                .unwrap_or_else(|e| panic!("{file} (self-loops as read arcs): {e}"));
+        }
         // The published deadlock answer too.
         if let Some(want) = oracles.get(*file).and_then(|o| o.get("deadlock")) {
             let got = check_net(&net, &[Predicate::Deadlock], &[], &Limits::default()).unwrap();
@@ -547,6 +763,141 @@ fn bench_large_pep_nets() {
             counts.get("absent").unwrap_or(&0),
             counts.get("unknown").unwrap_or(&0),
             sums.len(),
+        );
+    }
+}
+
+/// Every reachable state of `net` if explicit search finishes within `limit`.
+fn states_within(net: &Net, limit: Duration) -> Option<Vec<Vec<u64>>> {
+    let sys = NetSystem::new(net);
+    let mut states = Vec::new();
+    let out = explore(
+        &sys,
+        &Limits::new(Some(limit), None),
+        &mut |_| {},
+        &mut |_, s| states.push(s.to_vec()),
+    )
+    .ok()?;
+    out.stopped.is_none().then_some(states)
+}
+
+/// Whether `a` and `b` say the same when both decide (a witness found is "true").
+fn same_answer(a: &Search, b: &Search) -> bool {
+    !a.decided() || !b.decided() || matches!(a, Search::Found(_)) == matches!(b, Search::Found(_))
+}
+
+/// The contextual prefix engine against the self-loop one (read arcs unfolded as
+/// consume-and-produce, the plain prefix in the ERV order), a Markdown table: on the nets of
+/// pep/cont and on the contextual versions (`loops_to_read_arcs`) of larger PEP nets, the
+/// random targets of `arb_bench_target`, the deadlock target and the bounds of random sets of
+/// places; every answer of one engine must equal the other's and, where `reach` finishes in
+/// 20 s, brute force's. Times are the prefix's construction, the encoding and every call
+/// together, per engine, and their ratio (contextual over self-loops). Run by
+/// tools/bench_prefix_contextual.sh (release build); `BENCH_NETS` (names under pep/, `cont/…`
+/// for the read-arc nets) and `BENCH_FORMULAS` choose; each call gets 30 s.
+#[test]
+#[ignore = "benchmark: tools/bench_prefix_contextual.sh"]
+fn bench_contextual_against_self_loops() {
+    let nets = std::env::var("BENCH_NETS").unwrap_or_else(|_| {
+        "cont/dijkstra_2 cont/elevator cont/mutual cont/peterson cont/reader_writer_2 \
+         cont/sdl_arq elevator_3 rw_1w2r rw_2w1r key_3.sync q_1 q_1.sync dpd_7.sync furnace_3 \
+         rw_12"
+            .to_string()
+    });
+    let formulas: usize = std::env::var("BENCH_FORMULAS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(50);
+    let limits = || Limits::new(Some(Duration::from_secs(30)), None);
+    println!(
+        "| net | read arcs | histories / events (contextual) | events (self-loops) | \
+         checked by | answers equal | unknown (ctx / loops) | cycle clauses | \
+         contextual s (prefix) | self-loops s (prefix) | ratio |"
+    );
+    println!("|---|---:|---|---:|---|---|---|---:|---:|---:|---:|");
+    for name in nets.split_whitespace() {
+        let plain = load(&format!("pep/{name}.ll_net"));
+        let net = if plain.read_arc_count() > 0 {
+            plain
+        } else {
+            loops_to_read_arcs(&plain).0
+        };
+        let (np, nt) = (net.places.len() as u32, net.transitions.len() as u32);
+        let mut targets = draw(arb_bench_target(np, nt), formulas);
+        targets.push(Predicate::Deadlock);
+        let sums = draw(
+            proptest::collection::btree_set(0..np, 1..=8).prop_map(|ps| Linear {
+                constant: 0,
+                terms: ps.into_iter().map(|p| (p, 1)).collect(),
+            }),
+            10,
+        );
+        // The contextual engine, from the prefix on.
+        let t = Instant::now();
+        let Some(crun) = contextual_prefix(&net) else {
+            println!("| {name} | not safe |");
+            continue;
+        };
+        let ctx_prefix_s = t.elapsed().as_secs_f64();
+        let mut ctx = PrefixChecker::contextual(&net, &crun.prefix);
+        let ctx_found: Vec<Search> = targets.iter().map(|p| ctx.find(p, &limits())).collect();
+        let ctx_bounds: Vec<Bound> = sums.iter().map(|s| ctx.bound(s, &limits())).collect();
+        let ctx_s = t.elapsed().as_secs_f64();
+        // The self-loop engine.
+        let t = Instant::now();
+        let prun = prefix(&net, Order::Erv).expect("safe");
+        let loops_prefix_s = t.elapsed().as_secs_f64();
+        let mut loops = PrefixChecker::new(&net, &prun.prefix);
+        let loop_found: Vec<Search> = targets.iter().map(|p| loops.find(p, &limits())).collect();
+        let loop_bounds: Vec<Bound> = sums.iter().map(|s| loops.bound(s, &limits())).collect();
+        let loops_s = t.elapsed().as_secs_f64();
+        let mut equal = 0;
+        for (i, (a, b)) in ctx_found.iter().zip(&loop_found).enumerate() {
+            assert!(same_answer(a, b), "{name}: {:?}: {a:?} / {b:?}", targets[i]);
+            equal += usize::from(a.decided() && b.decided());
+        }
+        for (i, (a, b)) in ctx_bounds.iter().zip(&loop_bounds).enumerate() {
+            if let (Some(x), Some(y)) = (a.exact(), b.exact()) {
+                assert_eq!(x, y, "{name}: bound of {:?}", sums[i]);
+                equal += 1;
+            }
+        }
+        // Brute force where it finishes.
+        let by = match states_within(&net, Duration::from_secs(20)) {
+            Some(states) => {
+                let sys = NetSystem::new(&net);
+                for (p, a) in targets.iter().zip(&ctx_found) {
+                    let exists = states.iter().any(|s| p.holds(&State(&sys, s)));
+                    if a.decided() {
+                        assert_eq!(matches!(a, Search::Found(_)), exists, "{name}: {p:?}");
+                    }
+                }
+                for (s, b) in sums.iter().zip(&ctx_bounds) {
+                    let max = states.iter().map(|x| s.value(&State(&sys, x))).max();
+                    if let Some(v) = b.exact() {
+                        assert_eq!(Some(v), max, "{name}: bound of {s:?}");
+                    }
+                }
+                format!("both, reach ({} states)", states.len())
+            }
+            None => "both".to_string(),
+        };
+        let unknown = |f: &[Search], b: &[Bound]| {
+            f.iter().filter(|s| !s.decided()).count()
+                + b.iter().filter(|b| b.exact().is_none()).count()
+        };
+        println!(
+            "| {name} | {} | {} / {} | {} | {by} | {equal}/{} | {} / {} | {} | {ctx_s:.3} \
+             ({ctx_prefix_s:.3}) | {loops_s:.3} ({loops_prefix_s:.3}) | {:.2} |",
+            net.read_arc_count(),
+            crun.prefix.history_count(),
+            crun.prefix.event_count(),
+            prun.prefix.events.len(),
+            targets.len() + sums.len(),
+            unknown(&ctx_found, &ctx_bounds),
+            unknown(&loop_found, &loop_bounds),
+            ctx.size().cycles,
+            ctx_s / loops_s,
         );
     }
 }

@@ -147,3 +147,50 @@ fn syntax_and_type_errors_give_line_and_column() {
         "{err}"
     );
 }
+
+/// The answers (`id` → JSON value) and engines of `check FILE --formula …` with `extra`.
+fn answers(file: &std::path::Path, formulas: &[&str], extra: &[&str]) -> Vec<(String, String)> {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let mut cmd = common::unfold();
+    cmd.arg("check").arg(file).args(["--quiet", "--no-reduce"]);
+    for f in formulas {
+        cmd.args(["--formula", f]);
+    }
+    let out = cmd.args(extra).arg("--json").arg(&json).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["answer"].to_string(), r["engine"].to_string()))
+        .collect()
+}
+
+/// `check --engine prefix` on a net with read arcs uses the contextual prefix by default and
+/// the plain one with `--read-arcs self-loops`: both answer every formula, as `reach` does.
+#[test]
+fn the_prefix_engine_answers_on_nets_with_read_arcs_in_both_unfoldings() {
+    let file = common::shared_nets().join("pep/cont/mutual.ll_net");
+    let formulas = [
+        "EF deadlock",
+        "bound(P2, P3, P15)",
+        "EF (tokens(P2) >= 1 && tokens(P16) >= 1)",
+        "AG (tokens(P2) + tokens(P3) <= 1)",
+        "EF fireable(T56)",
+    ];
+    let reach = answers(&file, &formulas, &["--engine", "reach"]);
+    let contextual = answers(&file, &formulas, &["--engine", "prefix"]);
+    let loops = answers(
+        &file,
+        &formulas,
+        &["--engine", "prefix", "--read-arcs", "self-loops"],
+    );
+    for ((r, c), l) in reach.iter().zip(&contextual).zip(&loops) {
+        assert_eq!(r.0, c.0, "{reach:?} {contextual:?}");
+        assert_eq!(r.0, l.0, "{reach:?} {loops:?}");
+        assert_eq!(c.1, "\"prefix\"");
+        assert_eq!(l.1, "\"prefix\"");
+    }
+}

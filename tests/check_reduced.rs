@@ -15,7 +15,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use unfold::check::reduced::check;
-use unfold::check::run::{EngineChoice, Value};
+use unfold::check::run::{CheckOptions, EngineChoice, Value};
 use unfold::explore::limits::Limits;
 use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
 use unfold::property::syntax::{Ask, Cmp, Form, IntExpr, ResolvedFormula, ResolvedQuery};
@@ -372,7 +372,7 @@ fn answers_on_reduced_nets_are_those_of_the_given_net() {
                     &queries,
                     EngineChoice::Auto,
                     &limits,
-                    Default::default(),
+                    CheckOptions::default(),
                 )
                 .unwrap();
                 prop_assert_eq!(found.answers.len(), queries.len(), "one answer per query");
@@ -450,7 +450,7 @@ fn next_and_deadlock_stay_on_the_given_net() {
         &queries,
         EngineChoice::Auto,
         &limits,
-        Default::default(),
+        CheckOptions::default(),
     )
     .unwrap();
     assert_eq!(found.reduced, [true, false, false]);

@@ -13,8 +13,8 @@
 
 use std::time::Duration;
 
-use super::ltl::{LtlOptions, is_ltl};
-use super::run::{self, Answer, EngineChoice};
+use super::ltl::is_ltl;
+use super::run::{self, Answer, CheckOptions, EngineChoice};
 use crate::explore::limits::Limits;
 use crate::model::net::{Net, PlaceIdx, TransIdx};
 use crate::property::syntax::{Ask, Form, IntExpr, ResolvedFormula, ResolvedQuery};
@@ -38,11 +38,12 @@ pub struct Checked {
 const REDUCTION_CAP: Duration = Duration::from_secs(2);
 const REDUCTION_SHARE: u32 = 20;
 
-/// Checks `queries` on `net` as [`run::check_with`] does: those a reduction may answer (see
-/// the module's documentation) on reduced nets, the others on `net`, the time split between
-/// the two groups by their numbers of queries. The reducible ones are checked first on the
-/// net reduced for all of them together (half of their time when there are several), then
-/// each one still open on the net reduced for it alone (the rest of their time, shared);
+/// Checks `queries` on `net` as [`run::check_with`] does (with `options`, an
+/// [`LtlOptions`](super::ltl::LtlOptions) or a [`CheckOptions`]): those a reduction may answer
+/// (see the module's documentation) on reduced nets, the others on `net`, the time split
+/// between the two groups by their numbers of queries. The reducible ones are checked first
+/// on the net reduced for all of them together (half of their time when there are several),
+/// then each one still open on the net reduced for it alone (the rest of their time, shared);
 /// a query no reduction shrank the net for is checked on `net`. Each reduction takes a
 /// twentieth of the time left (at most 2 s).
 ///
@@ -52,8 +53,9 @@ pub fn check(
     queries: &[ResolvedQuery],
     choice: EngineChoice,
     limits: &Limits,
-    ltl_options: LtlOptions,
+    options: impl Into<CheckOptions>,
 ) -> Result<Checked, Overflow> {
+    let options: CheckOptions = options.into();
     let seen: Vec<Option<Observed>> = queries.iter().map(observed).collect();
     let reducible: Vec<usize> = (0..queries.len()).filter(|&i| seen[i].is_some()).collect();
     let mut answers: Vec<Option<Answer>> = vec![None; queries.len()];
@@ -68,7 +70,7 @@ pub fn check(
                 .iter()
                 .filter_map(|&i| Some((i, &queries[i], seen[i].as_ref()?)))
                 .collect();
-            let found = on_reduction(net, &asked, choice, limits, ltl_options)?;
+            let found = on_reduction(net, &asked, choice, limits, options)?;
             if let Some((found, note)) = found {
                 notes.push(note);
                 for (i, a) in found {
@@ -106,7 +108,7 @@ pub fn check(
         .collect();
     if !rest.is_empty() {
         let asked: Vec<ResolvedQuery> = rest.iter().map(|&i| queries[i].clone()).collect();
-        let found = run::check_with(net, &asked, choice, limits, ltl_options)?;
+        let found = run::check_with(net, &asked, choice, limits, options)?;
         for (&i, a) in rest.iter().zip(found) {
             answers[i] = Some(a);
         }
@@ -130,7 +132,7 @@ fn on_reduction(
     asked: &[(usize, &ResolvedQuery, &Observed)],
     choice: EngineChoice,
     limits: &Limits,
-    ltl_options: LtlOptions,
+    options: CheckOptions,
 ) -> Result<Option<Lifted>, Overflow> {
     let mut places = Vec::new();
     let mut transitions = Vec::new();
@@ -178,7 +180,7 @@ fn on_reduction(
     else {
         return Ok(None);
     };
-    let found = run::check_with(&reduction.net, &mapped, choice, limits, ltl_options)?;
+    let found = run::check_with(&reduction.net, &mapped, choice, limits, options)?;
     let lifted = asked
         .iter()
         .zip(found)

@@ -13,7 +13,7 @@ use super::ctl::{self, Checker, CtlError, CtlOptions};
 use super::equation::Equation;
 use super::explicit::{self, BoundQuery, NetMarking};
 use super::ltl::{self, LtlOptions, LtlQuestion};
-use super::prefix_sat;
+use super::prefix_sat::{self, ReadArcs};
 use super::shortcuts::{Shortcuts, Truth};
 use super::walk::{self, WalkOptions};
 use super::{Bound, Search};
@@ -35,6 +35,25 @@ pub enum EngineChoice {
     Explicit,
     /// The complete prefix only (1-safe nets).
     Prefix,
+}
+
+/// How the engines run, besides which ones: the LTL engine's options and how the prefix
+/// engine unfolds read arcs. An [`LtlOptions`] alone is these with the prefix engine's default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// The LTL engine's options.
+    pub ltl: LtlOptions,
+    /// How the prefix engine unfolds read arcs (contextually by default).
+    pub read_arcs: ReadArcs,
+}
+
+impl From<LtlOptions> for CheckOptions {
+    fn from(ltl: LtlOptions) -> Self {
+        CheckOptions {
+            ltl,
+            ..CheckOptions::default()
+        }
+    }
 }
 
 /// The engine that gave an answer.
@@ -213,19 +232,19 @@ pub fn check(
     check_with(net, queries, choice, limits, LtlOptions::default())
 }
 
-/// [`check`], the LTL engine run with `ltl_options`. LTL formulas get half the time when
-/// other properties are open too (all of it else), shared between them in two rounds: half
-/// of each one's share first, the rest to those still open; what the other engines leave
-/// goes to the LTL formulas still open.
+/// [`check`], the engines run with `options` (an [`LtlOptions`] or a [`CheckOptions`]). LTL
+/// formulas get half the time when other properties are open too (all of it else), shared
+/// between them in two rounds: half of each one's share first, the rest to those still open;
+/// what the other engines leave goes to the LTL formulas still open.
 pub fn check_with(
     net: &Net,
     queries: &[ResolvedQuery],
     choice: EngineChoice,
     limits: &Limits,
-    ltl_options: LtlOptions,
+    options: impl Into<CheckOptions>,
 ) -> Result<Vec<Answer>, Overflow> {
     let goals: Vec<Goal> = queries.iter().map(|q| Goal::of(q, Logic::Ltl)).collect();
-    check_goals(net, queries, &goals, choice, limits, ltl_options)
+    check_goals(net, queries, &goals, choice, limits, options.into())
 }
 
 /// [`check`], reading every formula that is CTL as CTL (the CTL examinations: `A X φ` there
@@ -237,7 +256,14 @@ pub fn check_ctl(
     limits: &Limits,
 ) -> Result<Vec<Answer>, Overflow> {
     let goals: Vec<Goal> = queries.iter().map(|q| Goal::of(q, Logic::Ctl)).collect();
-    check_goals(net, queries, &goals, choice, limits, LtlOptions::default())
+    check_goals(
+        net,
+        queries,
+        &goals,
+        choice,
+        limits,
+        CheckOptions::default(),
+    )
 }
 
 fn check_goals(
@@ -246,9 +272,10 @@ fn check_goals(
     goals: &[Goal],
     choice: EngineChoice,
     limits: &Limits,
-    ltl_options: LtlOptions,
+    options: CheckOptions,
 ) -> Result<Vec<Answer>, Overflow> {
     let mut work = Work::new(net, queries, goals);
+    work.read_arcs = options.read_arcs;
     work.initial();
     if work.open().is_empty() {
         return Ok(work.answers);
@@ -278,7 +305,7 @@ fn check_goals(
         } else {
             limits.phase(limits.remaining())
         };
-        work.ltl(&share, ltl_options)?;
+        work.ltl(&share, options.ltl)?;
         if work.open().is_empty() {
             return Ok(work.finish());
         }
@@ -321,7 +348,7 @@ fn check_goals(
         && work.open_ltl().next().is_some()
         && limits.check_time().is_ok()
     {
-        work.ltl(limits, ltl_options)?;
+        work.ltl(limits, options.ltl)?;
     }
     Ok(work.finish())
 }
@@ -341,6 +368,8 @@ struct Work<'a> {
     /// A proved upper bound, per goal (bounds only).
     upper: Vec<Option<u64>>,
     start: Instant,
+    /// How the prefix engine unfolds read arcs.
+    read_arcs: ReadArcs,
 }
 
 impl<'a> Work<'a> {
@@ -369,6 +398,7 @@ impl<'a> Work<'a> {
             lower: vec![None; goals.len()],
             upper: vec![None; goals.len()],
             start: Instant::now(),
+            read_arcs: ReadArcs::default(),
         }
     }
 
@@ -652,7 +682,7 @@ impl<'a> Work<'a> {
         let (targets, sums) = self.split_open();
         let preds: Vec<Predicate> = targets.iter().map(|(_, p)| p.clone()).collect();
         let lins: Vec<Linear> = sums.iter().map(|(_, l)| l.clone()).collect();
-        match prefix_sat::check_net(self.net, &preds, &lins, limits) {
+        match prefix_sat::check_net_with(self.net, &preds, &lins, self.read_arcs, limits) {
             Ok(found) => {
                 for ((i, _), search) in targets.iter().zip(found.targets) {
                     self.search(*i, search, Engine::Prefix);

@@ -10,8 +10,10 @@ use anyhow::{Result, anyhow};
 use clap::{Args, ValueEnum};
 
 use super::process::watchdog::Watchdog;
-use super::shared::{LimitArgs, Outcome, OutputArgs, emit_report, read_net, read_program, watch};
-use unfold::check::{self, ltl::LtlOptions, run::EngineChoice};
+use super::shared::{
+    LimitArgs, Outcome, OutputArgs, ReadArcs, emit_report, read_net, read_program, watch,
+};
+use unfold::check::{self, ltl::LtlOptions, run::CheckOptions, run::EngineChoice};
 use unfold::explore::brute::{BruteOptions, BruteProgress};
 use unfold::explore::traces::TraceProgress;
 use unfold::model::net::Net;
@@ -42,6 +44,10 @@ pub struct CheckArgs {
     /// that violates it: a run, then a cycle repeated forever).
     #[arg(long)]
     pub witness: bool,
+    /// How the prefix engine unfolds read arcs: `contextual` (the contextual prefix, when the
+    /// net has read arcs) or `self-loops` (the plain prefix).
+    #[arg(long, value_enum, default_value = "contextual")]
+    pub read_arcs: ReadArcs,
     /// Check LTL formulas on the full state space, without stubborn sets.
     #[arg(long)]
     pub no_stubborn: bool,
@@ -121,16 +127,19 @@ fn properties(args: &CheckArgs, watchdog: &Watchdog, net: &Net) -> Result<Outcom
         .collect::<Result<Vec<_>>>()?;
     watchdog.phase("checking properties");
     let limits = watchdog.limits();
-    let ltl = LtlOptions {
-        stubborn: !args.no_stubborn,
-        ..LtlOptions::default()
+    let options = CheckOptions {
+        ltl: LtlOptions {
+            stubborn: !args.no_stubborn,
+            ..LtlOptions::default()
+        },
+        read_arcs: args.read_arcs.into(),
     };
     let overflow = |overflow| anyhow!("{}: {overflow}", args.file.display());
     let answers = if args.no_reduce {
-        check::run::check_with(net, &resolved, args.engine.into(), &limits, ltl)
+        check::run::check_with(net, &resolved, args.engine.into(), &limits, options)
             .map_err(overflow)?
     } else {
-        let checked = check::reduced::check(net, &resolved, args.engine.into(), &limits, ltl)
+        let checked = check::reduced::check(net, &resolved, args.engine.into(), &limits, options)
             .map_err(overflow)?;
         for note in &checked.notes {
             eprintln!("unfold check: {note}");

@@ -7,25 +7,16 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::shared::{
-    LimitArgs, OrderArg, Outcome, OutputArgs, check_output_paths, emit_to, read_net, watch,
-    write_output,
+    LimitArgs, OrderArg, Outcome, OutputArgs, ReadArcs, check_output_paths, emit_to, read_net,
+    watch, write_output,
 };
 use unfold::explore::prefix::{self, Order, PrefixOptions};
 use unfold::report::dot::{refusal, refusal_ahead};
 use unfold::report::progress::Progress;
 use unfold::report::stats::human_bytes;
-
-/// How `prefix` unfolds read arcs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ReadArcs {
-    /// As read arcs: the contextual unfolding, with histories (as Cunf computes it).
-    Contextual,
-    /// As self-loops: consume and produce the place (a plain prefix).
-    SelfLoops,
-}
 
 /// `unfold prefix`.
 #[derive(Args, Debug)]

@@ -320,6 +320,24 @@ pub fn emit_report(report: &Report, output: &OutputArgs, no_fail: bool) -> Resul
 }
 
 /// The adequate orders (`--order` of `run` and `prefix`; one definition, `unfolding::order`).
+/// How `prefix` and the prefix engine of `check` unfold read arcs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReadArcs {
+    /// As read arcs: the contextual unfolding, with histories (as Cunf computes it).
+    Contextual,
+    /// As self-loops: consume and produce the place (a plain prefix).
+    SelfLoops,
+}
+
+impl From<ReadArcs> for unfold::check::prefix_sat::ReadArcs {
+    fn from(r: ReadArcs) -> Self {
+        match r {
+            ReadArcs::Contextual => Self::Contextual,
+            ReadArcs::SelfLoops => Self::SelfLoops,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum OrderArg {
     /// Mole's variant of Esparza–Römer–Vogler: size, Parikh vector, Foata levels each by its

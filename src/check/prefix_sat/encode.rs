@@ -2,10 +2,13 @@
 //!
 //! One variable `x_e` per non-cutoff event says whether `e` is in the configuration `C`:
 //!
-//! * causal closure: `x_e → x_f` for every immediate cause `f` of `e`;
+//! * causal closure: `x_e → x_f` for every immediate cause `f` of `e` (in a contextual prefix
+//!   the producers of its context too);
 //! * conflict-freeness: at most one consumer of every condition;
+//! * in a contextual prefix, no cycle of asymmetric conflict: added lazily, by
+//!   [`Encoding::solve`] ([`super::asymmetric`]);
 //! * the cut: a condition `c` is marked iff its producer is in `C` (initial conditions are
-//!   produced) and none of its consumers is: `m_c ⇔ x_•c ∧ ⋀ ¬x_e`;
+//!   produced) and none of its consumers is (readers do not consume): `m_c ⇔ x_•c ∧ ⋀ ¬x_e`;
 //! * the marking: `M(p) ⇔ ⋁ m_c` over the conditions of `p` (in a safe net at most one is
 //!   marked, so `M(p) ∈ {0, 1}` is the token count).
 //!
@@ -14,7 +17,8 @@
 //! configuration reaching a marking contains no cutoff, else the cutoff's correspondent gives a
 //! smaller one), and every configuration of the prefix is one of the unfolding, whose marking is
 //! reachable. So a predicate holds at some reachable marking iff the clauses, with the
-//! predicate's literal assumed, are satisfiable.
+//! predicate's literal assumed, are satisfiable. On a contextual prefix the events left out
+//! are those without a kept history ([`super::occurrence`] gives the argument).
 //!
 //! The clauses of the configurations are built once; the literals of places, transitions and
 //! sums are built when a target first needs them and kept (they are definitions).
@@ -22,20 +26,30 @@
 use batsat::Lit;
 use rustc_hash::FxHashMap;
 
-use super::cnf::Cnf;
+use super::asymmetric::Asymmetric;
+use super::cnf::{Cnf, Outcome};
+use super::occurrence::Occurrence;
 use super::sum::{TooLarge, Totalizer};
-use crate::explore::prefix::{NONE, Prefix};
+use crate::explore::limits::Limits;
+use crate::explore::prefix::NONE;
 use crate::model::net::{Net, PlaceIdx, TransIdx};
 use crate::property::{Cmp, Linear, Predicate};
 
 /// The most clauses one sum's totaliser may add.
 const SUM_BUDGET: u64 = 1 << 24;
 
+/// The most cycles of asymmetric conflict forbidden after one model.
+const CYCLES_PER_MODEL: usize = 64;
+
 /// The configurations of a prefix as clauses, with the literals built so far.
 pub(super) struct Encoding<'a> {
     net: &'a Net,
-    prefix: &'a Prefix,
+    occ: Occurrence<'a>,
     pub(super) cnf: Cnf,
+    /// The edges of asymmetric conflict (none on a plain prefix).
+    asymmetric: Asymmetric,
+    /// Cycles of asymmetric conflict forbidden so far (the lazy clauses).
+    pub(super) cycles: u64,
     /// `x_e` per event (the constant false for cutoffs).
     events: Vec<Lit>,
     /// Per place, its conditions not produced by a cutoff.
@@ -64,30 +78,28 @@ impl Terms {
 }
 
 impl<'a> Encoding<'a> {
-    /// The clauses of the configurations of `prefix`, a complete prefix of `net`.
-    pub(super) fn new(net: &'a Net, prefix: &'a Prefix) -> Self {
+    /// The clauses of the configurations of `occ`, a complete prefix of `net`.
+    pub(super) fn new(net: &'a Net, occ: Occurrence<'a>) -> Self {
         let mut cnf = Cnf::new();
         let f = cnf.constant(false);
         // Small configurations first: the solver tries events out of the configuration first,
         // which keeps witnesses short.
-        let events: Vec<Lit> = prefix
-            .events
-            .iter()
-            .map(|e| if e.cutoff { f } else { cnf.fresh(true) })
+        let events: Vec<Lit> = (0..occ.events())
+            .map(|e| if occ.usable(e) { cnf.fresh(true) } else { f })
             .collect();
         for (e, &x) in events.iter().enumerate() {
             if x == f {
                 continue;
             }
-            for &c in prefix.causes(e as u32) {
+            for &c in occ.causes(e as u32).iter() {
                 let xc = events[c as usize];
                 cnf.add(&[!x, xc]);
             }
         }
-        let mut consumers: Vec<Vec<Lit>> = vec![Vec::new(); prefix.conditions.len()];
+        let mut consumers: Vec<Vec<Lit>> = vec![Vec::new(); occ.conditions() as usize];
         for (e, &x) in events.iter().enumerate() {
             if x != f {
-                for &c in prefix.preset(e as u32) {
+                for &c in occ.preset(e as u32) {
                     consumers[c as usize].push(x);
                 }
             }
@@ -97,16 +109,23 @@ impl<'a> Encoding<'a> {
                 cnf.at_most_one(cs);
             }
         }
+        let asymmetric = Asymmetric::new(occ);
+        for (e, g) in asymmetric.two_cycles() {
+            cnf.add(&[!events[e as usize], !events[g as usize]]);
+        }
         let mut conditions_of = vec![Vec::new(); net.places.len()];
-        for (c, cond) in prefix.conditions.iter().enumerate() {
-            if cond.producer == NONE || !prefix.events[cond.producer as usize].cutoff {
-                conditions_of[cond.place as usize].push(c as u32);
+        for c in 0..occ.conditions() {
+            let producer = occ.producer(c);
+            if producer == NONE || occ.usable(producer) {
+                conditions_of[occ.place(c) as usize].push(c);
             }
         }
         Encoding {
             net,
-            prefix,
+            occ,
             cnf,
+            asymmetric,
+            cycles: 0,
             events,
             conditions_of,
             consumers,
@@ -117,19 +136,45 @@ impl<'a> Encoding<'a> {
         }
     }
 
-    /// The events of the last model, by id (a firing order of its configuration).
+    /// Solves under `assumptions` for a configuration: on a contextual prefix, a model whose
+    /// events have cycles of asymmetric conflict gets clauses against them and the solver is
+    /// asked again, until a model has none or there is no model.
+    pub(super) fn solve(&mut self, assumptions: &[Lit], limits: &Limits) -> Outcome {
+        loop {
+            let outcome = self.cnf.solve(assumptions, limits);
+            if outcome != Outcome::Sat || !self.occ.contextual() {
+                return outcome;
+            }
+            let chosen: Vec<bool> = self.events.iter().map(|&x| self.cnf.value(x)).collect();
+            let cycles = self.asymmetric.cycles(&chosen, CYCLES_PER_MODEL);
+            if cycles.is_empty() {
+                return outcome;
+            }
+            for readers in cycles {
+                let clause: Vec<Lit> = readers.iter().map(|&e| !self.events[e as usize]).collect();
+                self.cnf.add(&clause);
+                self.cycles += 1;
+            }
+        }
+    }
+
+    /// The events of the last model (of [`Encoding::solve`]) in a firing order of its
+    /// configuration: by id on a plain prefix (causes come first), else a linearisation of
+    /// asymmetric conflict.
     pub(super) fn model_events(&self) -> Vec<u32> {
-        (0..self.events.len() as u32)
+        let events: Vec<u32> = (0..self.events.len() as u32)
             .filter(|&e| self.cnf.value(self.events[e as usize]))
-            .collect()
+            .collect();
+        if self.occ.contextual() {
+            self.asymmetric.linearise(&events)
+        } else {
+            events
+        }
     }
 
     /// The transitions of `events`.
     pub(super) fn transitions(&self, events: &[u32]) -> Vec<TransIdx> {
-        events
-            .iter()
-            .map(|&e| self.prefix.events[e as usize].transition)
-            .collect()
+        events.iter().map(|&e| self.occ.transition(e)).collect()
     }
 
     /// `M(p) = 1`.
@@ -140,7 +185,7 @@ impl<'a> Encoding<'a> {
         let mut cut = Vec::with_capacity(self.conditions_of[p as usize].len());
         for i in 0..self.conditions_of[p as usize].len() {
             let c = self.conditions_of[p as usize][i];
-            let producer = self.prefix.conditions[c as usize].producer;
+            let producer = self.occ.producer(c);
             let mut conj = vec![if producer == NONE {
                 self.cnf.constant(true)
             } else {
@@ -225,13 +270,14 @@ impl<'a> Encoding<'a> {
             dense[p as usize] += k;
         }
         let places = dense.iter().filter(|&&k| k != 0).count();
-        let of = |c: u32| dense[self.prefix.conditions[c as usize].place as usize];
-        let base: i128 = (0..self.prefix.initial).map(of).sum();
+        let occ = self.occ;
+        let of = |c: u32| dense[occ.place(c) as usize];
+        let base: i128 = (0..occ.initial()).map(of).sum();
         let weights: Vec<(Lit, i128)> = (0..self.events.len() as u32)
-            .filter(|&e| !self.prefix.events[e as usize].cutoff)
+            .filter(|&e| occ.usable(e))
             .map(|e| {
-                let made: i128 = self.prefix.postset(e).map(of).sum();
-                let used: i128 = self.prefix.preset(e).iter().map(|&c| of(c)).sum();
+                let made: i128 = occ.postset(e).map(of).sum();
+                let used: i128 = occ.preset(e).iter().map(|&c| of(c)).sum();
                 (self.events[e as usize], made - used)
             })
             .filter(|&(_, w)| w != 0)

@@ -8,15 +8,23 @@
 //! assumption, so many targets share one solver and what it learnt. A place bound is found by
 //! asking for configurations whose sum exceeds the best value found, until none does.
 //!
+//! A net with read arcs is unfolded contextually by default ([`ReadArcs`]): the contextual
+//! prefix is often far smaller, and its configurations are those of the plain encoding
+//! without cycles of asymmetric conflict ([`asymmetric`]); the rest of the encoding is the
+//! same, read through [`occurrence::Occurrence`].
+//!
 //! Every witness is replayed on the net (a [`NetSystem`]) before it is returned, and the target
 //! checked on the marking it reaches; a replay that fails is a bug, answered as unknown.
 //! Limits are honoured inside the solver (its stop hook reads [`Limits::check_time`]).
 
+mod asymmetric;
 mod cnf;
 mod encode;
+mod occurrence;
 mod sum;
 
 use super::{Bound, Search};
+use crate::explore::contextual::{ContextualPrefix, self};
 use crate::explore::limits::{Limits, StopReason};
 use crate::explore::prefix::{self, NotSafe, Order, Prefix, PrefixOptions};
 use crate::model::net::{Net, PlaceIdx, TransIdx};
@@ -25,6 +33,17 @@ use crate::property::{Linear, Marking, Predicate};
 use crate::system::System;
 use cnf::Outcome;
 use encode::Encoding;
+use occurrence::Occurrence;
+
+/// How the prefix engine unfolds the read arcs of a net.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReadArcs {
+    /// As read arcs: the contextual prefix (Cunf's), on nets that have read arcs.
+    #[default]
+    Contextual,
+    /// As self-loops (consume and produce again): the plain prefix.
+    SelfLoops,
+}
 
 /// Decides targets and bounds of one safe net on one complete prefix of it.
 pub struct PrefixChecker<'a> {
@@ -40,6 +59,8 @@ pub struct EncodingSize {
     pub variables: u64,
     /// Clauses added (learnt clauses not counted).
     pub clauses: u64,
+    /// Cycles of asymmetric conflict forbidden so far (contextual prefixes; among `clauses`).
+    pub cycles: u64,
 }
 
 /// A marking of the net's system, as the predicates see it.
@@ -68,7 +89,17 @@ impl<'a> PrefixChecker<'a> {
         PrefixChecker {
             net,
             sys: NetSystem::new(net),
-            encoding: Encoding::new(net, prefix),
+            encoding: Encoding::new(net, Occurrence::Plain(prefix)),
+        }
+    }
+
+    /// The checker of `net` on `prefix`, which must be a *complete* contextual prefix of
+    /// `net` (built by [`contextual::explore`] and not stopped by a limit).
+    pub fn contextual(net: &'a Net, prefix: &'a ContextualPrefix) -> Self {
+        PrefixChecker {
+            net,
+            sys: NetSystem::new(net),
+            encoding: Encoding::new(net, Occurrence::Contextual(prefix)),
         }
     }
 
@@ -77,6 +108,7 @@ impl<'a> PrefixChecker<'a> {
         EncodingSize {
             variables: self.encoding.cnf.variables() as u64,
             clauses: self.encoding.cnf.clauses(),
+            cycles: self.encoding.cycles,
         }
     }
 
@@ -91,7 +123,7 @@ impl<'a> PrefixChecker<'a> {
             Ok(l) => l,
             Err(_) => return Search::Unknown(None),
         };
-        match self.encoding.cnf.solve(&[lit], limits) {
+        match self.encoding.solve(&[lit], limits) {
             Outcome::Sat => {
                 let run = self.model_run();
                 match self.replay(&run) {
@@ -146,7 +178,7 @@ impl<'a> PrefixChecker<'a> {
                 Ok(l) => l,
                 Err(_) => return bound,
             };
-            match self.encoding.cnf.solve(&[lit], limits) {
+            match self.encoding.solve(&[lit], limits) {
                 Outcome::Sat => {
                     let run = self.model_run();
                     let value = self.replay(&run).map(|s| sum.value(&self.marking(&s)));
@@ -220,35 +252,55 @@ pub struct NetAnswers {
     pub bounds: Vec<Bound>,
 }
 
-/// Builds the complete prefix of `net` (the ERV order) and decides `targets` and the bounds of
-/// `sums` on it, all within `limits`. A prefix stopped by a limit answers everything unknown;
-/// a net that is not safe is an error.
+/// [`check_net_with`], read arcs unfolded contextually.
 pub fn check_net(
     net: &Net,
     targets: &[Predicate],
     sums: &[Linear],
     limits: &Limits,
 ) -> Result<NetAnswers, NotSafe> {
+    check_net_with(net, targets, sums, ReadArcs::Contextual, limits)
+}
+
+/// Builds the complete prefix of `net` and decides `targets` and the bounds of `sums` on it,
+/// all within `limits`: the contextual prefix (Cunf's order) when the net has read arcs and
+/// `read_arcs` says so, else the plain one (the ERV order). A prefix stopped by a limit
+/// answers everything unknown; a net that is not safe is an error.
+pub fn check_net_with(
+    net: &Net,
+    targets: &[Predicate],
+    sums: &[Linear],
+    read_arcs: ReadArcs,
+    limits: &Limits,
+) -> Result<NetAnswers, NotSafe> {
+    let stopped = |r: StopReason| NetAnswers {
+        targets: vec![Search::Unknown(Some(r)); targets.len()],
+        bounds: vec![
+            Bound {
+                stopped: Some(r),
+                ..Bound::default()
+            };
+            sums.len()
+        ],
+    };
+    let answer = |mut checker: PrefixChecker| NetAnswers {
+        targets: targets.iter().map(|t| checker.find(t, limits)).collect(),
+        bounds: sums.iter().map(|s| checker.bound(s, limits)).collect(),
+    };
+    if read_arcs == ReadArcs::Contextual && net.read_arc_count() > 0 {
+        let run = contextual::explore(net, limits, &mut |_| {})?;
+        if let Some(r) = run.stopped {
+            return Ok(stopped(r));
+        }
+        return Ok(answer(PrefixChecker::contextual(net, &run.prefix)));
+    }
     let options = PrefixOptions {
         order: Order::Erv,
         deadlock: false,
     };
     let run = prefix::explore(net, &options, limits, &mut |_| {})?;
     if let Some(r) = run.stopped {
-        return Ok(NetAnswers {
-            targets: vec![Search::Unknown(Some(r)); targets.len()],
-            bounds: vec![
-                Bound {
-                    stopped: Some(r),
-                    ..Bound::default()
-                };
-                sums.len()
-            ],
-        });
+        return Ok(stopped(r));
     }
-    let mut checker = PrefixChecker::new(net, &run.prefix);
-    Ok(NetAnswers {
-        targets: targets.iter().map(|t| checker.find(t, limits)).collect(),
-        bounds: sums.iter().map(|s| checker.bound(s, limits)).collect(),
-    })
+    Ok(answer(PrefixChecker::new(net, &run.prefix)))
 }
