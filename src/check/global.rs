@@ -22,7 +22,7 @@ use crate::model::net::{Net, PlaceIdx, TransIdx};
 use crate::property::predicate::{Linear, Predicate};
 use crate::property::syntax::{Cmp, IntExpr};
 use crate::structural::dead::never_fire_from;
-use crate::structural::traps::{TrapVerdict, deadlock_free};
+use crate::structural::traps::{TrapVerdict, deadlock_free, deadlock_free_with};
 use crate::structural::tsemiflows::t_semiflows;
 use crate::structural::{Budget, Facts};
 use crate::system::Overflow;
@@ -34,6 +34,9 @@ pub enum Method {
     Structural,
     /// From the trap argument (a SAT search over sets of places).
     Traps,
+    /// From the trap argument with the state equation (a SAT search over sets of places and
+    /// linear programs with exactly checked certificates).
+    StateEquation,
     /// A random walk met a marking that settles it.
     Walk,
 }
@@ -93,15 +96,38 @@ pub fn structural(
             {
                 return Some(early);
             }
-            match deadlock_free(net, facts, deadline) {
-                TrapVerdict::DeadlockFree { traps } => Some(Early {
-                    method: Method::Traps,
+            // The plain trap argument first (cheap), then with the state equation, which
+            // refutes the candidates it leaves.
+            let half = half_way(deadline);
+            let verdict = match deadlock_free(net, facts, half) {
+                TrapVerdict::GaveUp if Instant::now() < half => TrapVerdict::GaveUp,
+                TrapVerdict::Candidate(_) | TrapVerdict::GaveUp => {
+                    deadlock_free_with(net, facts, deadline, true)
+                }
+                free => free,
+            };
+            match verdict {
+                TrapVerdict::DeadlockFree { traps, equations } => Some(Early {
+                    method: if equations > 0 {
+                        Method::StateEquation
+                    } else {
+                        Method::Traps
+                    },
                     ..Early::structural(
                         false,
-                        format!(
-                            "every set of places that could be empty at a dead marking holds \
-                             an initially marked trap ({traps} traps)"
-                        ),
+                        if equations > 0 {
+                            format!(
+                                "no solution of the state equation is dead: every set of \
+                                 places that could be empty at a dead marking holds an \
+                                 initially marked trap ({traps} traps) or leaves the state \
+                                 equation without a solution ({equations} certificates)"
+                            )
+                        } else {
+                            format!(
+                                "every set of places that could be empty at a dead marking \
+                                 holds an initially marked trap ({traps} traps)"
+                            )
+                        },
                     )
                 }),
                 TrapVerdict::Candidate(_) | TrapVerdict::GaveUp => None,

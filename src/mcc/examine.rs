@@ -224,7 +224,7 @@ fn structural_verdict(
     match check::global::structural(net, property, facts, deadline) {
         Some(early) => {
             let by = match early.method {
-                Method::Traps => TRAPS,
+                Method::Traps | Method::StateEquation => TRAPS,
                 Method::Structural | Method::Walk => STRUCTURAL,
             };
             record_early(answer, exam, early, by);
