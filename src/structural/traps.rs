@@ -271,7 +271,7 @@ impl Levels {
 }
 
 /// The largest trap inside a set of places.
-struct TrapFinder {
+pub(super) struct TrapFinder {
     /// For each place, the transitions that consume from it.
     consumers: Vec<Vec<u32>>,
     /// For each place, the transitions that put a token on it or read it.
@@ -284,7 +284,7 @@ struct TrapFinder {
 }
 
 impl TrapFinder {
-    fn new(net: &Net) -> TrapFinder {
+    pub(super) fn new(net: &Net) -> TrapFinder {
         let mut consumers = vec![Vec::new(); net.places.len()];
         let mut keepers = vec![Vec::new(); net.places.len()];
         let mut keeps = Vec::with_capacity(net.transitions.len());
@@ -321,7 +321,7 @@ impl TrapFinder {
 
     /// The largest trap whose places are all in `set`: the greatest fixpoint that drops the
     /// places consumed by a transition putting nothing back into what is left.
-    fn largest_within(&self, set: &[bool]) -> Vec<PlaceIdx> {
+    pub(super) fn largest_within(&self, set: &[bool]) -> Vec<PlaceIdx> {
         let mut inside = set.to_vec();
         // Transitions to look at: every consumer of a place inside, again whenever a place
         // they keep leaves.
