@@ -83,7 +83,10 @@ fn arb_spec() -> impl Strategy<Value = NetSpec> {
 fn arb_box(places: usize) -> impl Strategy<Value = MarkingBox> {
     (
         prop::collection::vec(prop_oneof![3 => Just(0i64), 1 => 1..=3i64], places),
-        prop::collection::vec(prop_oneof![2 => Just(None), 1 => (0..=3i64).prop_map(Some)], places),
+        prop::collection::vec(
+            prop_oneof![2 => Just(None), 1 => (0..=3i64).prop_map(Some)],
+            places,
+        ),
     )
         .prop_map(|(lower, upper)| MarkingBox { lower, upper })
 }
@@ -155,14 +158,24 @@ proptest! {
 fn arb_weighted_spec() -> impl Strategy<Value = NetSpec> {
     let arcs = || {
         prop::collection::vec(
-            (0..8usize, prop_oneof![2 => Just(1u32), 2 => Just(2u32), 1 => Just(3u32)]),
+            (
+                0..8usize,
+                prop_oneof![2 => Just(1u32), 2 => Just(2u32), 1 => Just(3u32)],
+            ),
             1..=2,
         )
     };
     (2..=4usize, 2..=4usize).prop_flat_map(move |(places, transitions)| {
         (
             prop::collection::vec(0..=4u32, places),
-            prop::collection::vec((arcs(), arcs(), prop::collection::vec((0..8usize, Just(1u32)), 0..=0)), transitions),
+            prop::collection::vec(
+                (
+                    arcs(),
+                    arcs(),
+                    prop::collection::vec((0..8usize, Just(1u32)), 0..=0),
+                ),
+                transitions,
+            ),
         )
             .prop_map(|(initial, transitions)| NetSpec {
                 initial,
@@ -195,7 +208,9 @@ fn the_equation_proves_more_than_the_traps() {
         traps += proved(deadlock_free(&net, &facts, budget()));
         equation += with;
     }
-    eprintln!("of {free} deadlock-free nets: {traps} proved by traps, {equation} with the state equation");
+    eprintln!(
+        "of {free} deadlock-free nets: {traps} proved by traps, {equation} with the state equation"
+    );
     assert!(equation >= traps + 5, "{traps} {equation} {free}");
 }
 
@@ -260,7 +275,10 @@ fn a_weighted_sum_that_never_falls_proves_deadlock_freedom() {
         ],
     );
     let (states, complete) = reachable(&n);
-    assert!(!states.iter().any(|m| is_dead(&n, m)), "complete: {complete}");
+    assert!(
+        !states.iter().any(|m| is_dead(&n, m)),
+        "complete: {complete}"
+    );
     let (_, with) = verdicts(&n);
     assert!(matches!(with, TrapVerdict::DeadlockFree { .. }), "{with:?}");
 }
@@ -384,8 +402,8 @@ fn siphon_verdict_holds(net: &Net) -> Option<bool> {
         m = fire(net, &m, t);
     }
     let (after, complete) = reachable_from(net, m);
-    let never = (0..net.transitions.len() as u32)
-        .any(|t| !after.iter().any(|m| enabled(net, m, t)));
+    let never =
+        (0..net.transitions.len() as u32).any(|t| !after.iter().any(|m| enabled(net, m, t)));
     Some(early.verdict == false && (never || !complete))
 }
 
@@ -433,7 +451,14 @@ fn siphons_refute_liveness_on_some_random_nets() {
 /// dead from then on.
 #[test]
 fn a_one_shot_start_empties_its_siphon() {
-    let n = net(&[1, 0, 0], &[(&[(0, 1)], &[(1, 1)]), (&[(1, 1)], &[(2, 1)]), (&[(2, 1)], &[(1, 1)])]);
+    let n = net(
+        &[1, 0, 0],
+        &[
+            (&[(0, 1)], &[(1, 1)]),
+            (&[(1, 1)], &[(2, 1)]),
+            (&[(2, 1)], &[(1, 1)]),
+        ],
+    );
     assert_eq!(siphon_verdict_holds(&n), Some(true));
     // A ring with its token: every siphon holds the marked trap of the ring.
     let ring = net(&[1, 0], &[(&[(0, 1)], &[(1, 1)]), (&[(1, 1)], &[(0, 1)])]);

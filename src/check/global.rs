@@ -255,11 +255,7 @@ pub fn by_siphons(
         .iter()
         .map(|s| {
             let tokens = IntExpr::Tokens(s.clone());
-            Predicate::Compare(
-                Linear::of(&tokens),
-                Cmp::Le,
-                Linear::of(&IntExpr::Const(0)),
-            )
+            Predicate::Compare(Linear::of(&tokens), Cmp::Le, Linear::of(&IntExpr::Const(0)))
         })
         .collect();
     let left = budget.saturating_sub(started.elapsed());

@@ -206,15 +206,13 @@ fn siphon_verdict(
         return Ok(false);
     }
     let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
-    Ok(
-        match check::global::by_siphons(net, facts, time, limits)? {
-            Some(early) => {
-                record_early(answer, exam, early, EXPLICIT);
-                true
-            }
-            None => false,
-        },
-    )
+    Ok(match check::global::by_siphons(net, facts, time, limits)? {
+        Some(early) => {
+            record_early(answer, exam, early, EXPLICIT);
+            true
+        }
+        None => false,
+    })
 }
 
 /// `share` of what `budget` leaves, at most `cap` (`cap` without a budget).

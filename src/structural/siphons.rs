@@ -43,7 +43,11 @@ pub fn is_siphon(net: &Net, dead: &[bool], set: &[bool]) -> bool {
     net.transitions.iter().enumerate().all(|(t, tr)| {
         dead.get(t).copied().unwrap_or(false)
             || !tr.post.iter().any(|a| set[a.place as usize])
-            || tr.pre.iter().chain(&tr.reads).any(|a| set[a.place as usize])
+            || tr
+                .pre
+                .iter()
+                .chain(&tr.reads)
+                .any(|a| set[a.place as usize])
     })
 }
 
@@ -54,7 +58,10 @@ pub fn consumers(net: &Net, dead: &[bool], set: &[bool]) -> Vec<TransIdx> {
         .filter(|&t| !dead.get(t).copied().unwrap_or(false))
         .filter(|&t| {
             let tr = &net.transitions[t];
-            tr.pre.iter().chain(&tr.reads).any(|a| set[a.place as usize])
+            tr.pre
+                .iter()
+                .chain(&tr.reads)
+                .any(|a| set[a.place as usize])
         })
         .map(|t| t as TransIdx)
         .collect()
@@ -68,7 +75,11 @@ fn largest_siphon_within(net: &Net, dead: &[bool], set: &[bool]) -> Vec<bool> {
         let mut changed = false;
         for (t, tr) in net.transitions.iter().enumerate() {
             if dead.get(t).copied().unwrap_or(false)
-                || tr.pre.iter().chain(&tr.reads).any(|a| inside[a.place as usize])
+                || tr
+                    .pre
+                    .iter()
+                    .chain(&tr.reads)
+                    .any(|a| inside[a.place as usize])
             {
                 continue;
             }
