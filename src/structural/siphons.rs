@@ -180,9 +180,9 @@ pub fn emptiable_siphons(
             continue;
         }
         let mut empty = MarkingBox::unbounded(places);
-        for p in 0..places {
-            if set[p] {
-                empty.upper[p] = Some(0);
+        for (upper, &inside) in empty.upper.iter_mut().zip(&set) {
+            if inside {
+                *upper = Some(0);
             }
         }
         let budget = deadline.checked_duration_since(Instant::now());

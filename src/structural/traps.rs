@@ -446,7 +446,13 @@ mod tests {
                 .flows
                 .is_empty()
         );
-        assert_eq!(verdict(&n), TrapVerdict::DeadlockFree { traps: 1 });
+        assert_eq!(
+            verdict(&n),
+            TrapVerdict::DeadlockFree {
+                traps: 1,
+                equations: 0
+            }
+        );
         // A ring: its semiflow proves it. Without a token back, it dies.
         let n = net(&[1, 0], &[(&[0], &[1]), (&[1], &[0])]);
         assert!(matches!(verdict(&n), TrapVerdict::DeadlockFree { .. }));

@@ -110,8 +110,7 @@ impl StateEquation {
         // D·(y·M0 − low(y)) < 0, and the bounds it leans on.
         let mut slack = 0i128;
         let (mut lower, mut upper) = (Vec::new(), Vec::new());
-        for p in 0..places {
-            let yp = y[p];
+        for (p, &yp) in y.iter().enumerate() {
             slack = slack.checked_add(yp.checked_mul(i128::from(self.initial[p]))?)?;
             if yp > 0 && bounds.lower[p] != 0 {
                 slack = slack.checked_sub(yp.checked_mul(i128::from(bounds.lower[p]))?)?;
@@ -142,11 +141,11 @@ impl StateEquation {
             changed[p as usize] = true;
         }
         let mut vars = Vec::with_capacity(places);
-        for p in 0..places {
+        for (p, &is_changed) in changed.iter().enumerate() {
             let m0 = self.initial[p];
             let (lo, up) = (bounds.lower[p], bounds.upper[p]);
             let outside = m0 < lo || up.is_some_and(|u| m0 > u);
-            if !changed[p] && !outside {
+            if !is_changed && !outside {
                 vars.push(None);
                 continue;
             }
@@ -172,7 +171,8 @@ impl StateEquation {
         // The solver is another crate's code: a panic in it means no refutation, not a crash.
         let outcome = catch_unwind(AssertUnwindSafe(|| lp.solve())).ok()?.ok()?;
         let solution = outcome.solution()?;
-        if !(solution.objective() < -NEGATIVE) {
+        let objective = solution.objective();
+        if objective.is_nan() || objective >= -NEGATIVE {
             return None;
         }
         for (p, v) in vars.iter().enumerate() {
