@@ -2,8 +2,10 @@
 //! built on them ([`deadlock_free_with`]) against brute force: on random small nets with
 //! weights and read arcs, no reachable marking (found by a naive breadth-first search that
 //! shares no code with the library's explorers) lies in a refuted box, and no net proved
-//! deadlock-free has a reachable dead marking. Hand-made nets show what the state equation adds
-//! to the plain trap argument, and what it cannot prove.
+//! deadlock-free has a reachable dead marking, and a liveness verdict from an emptied siphon
+//! ([`by_siphons`]) is backed by a run after which some transition is never enabled again.
+//! Hand-made nets show what the state equation adds to the plain trap argument, and what it
+//! cannot prove.
 
 mod common;
 
