@@ -22,7 +22,9 @@ use crate::model::net::{Net, PlaceIdx, TransIdx};
 use crate::property::predicate::{Linear, Predicate};
 use crate::property::syntax::{Cmp, IntExpr};
 use crate::structural::dead::never_fire_from;
-use crate::structural::traps::{TrapVerdict, deadlock_free};
+use crate::structural::siphons::{consumers, emptiable_siphons, is_siphon};
+use crate::structural::state_equation::{MarkingBox, StateEquation};
+use crate::structural::traps::{TrapVerdict, deadlock_free, deadlock_free_with};
 use crate::structural::tsemiflows::t_semiflows;
 use crate::structural::{Budget, Facts};
 use crate::system::Overflow;
@@ -34,6 +36,9 @@ pub enum Method {
     Structural,
     /// From the trap argument (a SAT search over sets of places).
     Traps,
+    /// From the trap argument with the state equation (a SAT search over sets of places and
+    /// linear programs with exactly checked certificates).
+    StateEquation,
     /// A random walk met a marking that settles it.
     Walk,
 }
@@ -93,15 +98,38 @@ pub fn structural(
             {
                 return Some(early);
             }
-            match deadlock_free(net, facts, deadline) {
-                TrapVerdict::DeadlockFree { traps } => Some(Early {
-                    method: Method::Traps,
+            // The plain trap argument first (cheap), then with the state equation, which
+            // refutes the candidates it leaves.
+            let half = half_way(deadline);
+            let verdict = match deadlock_free(net, facts, half) {
+                TrapVerdict::GaveUp if Instant::now() < half => TrapVerdict::GaveUp,
+                TrapVerdict::Candidate(_) | TrapVerdict::GaveUp => {
+                    deadlock_free_with(net, facts, deadline, true)
+                }
+                free => free,
+            };
+            match verdict {
+                TrapVerdict::DeadlockFree { traps, equations } => Some(Early {
+                    method: if equations > 0 {
+                        Method::StateEquation
+                    } else {
+                        Method::Traps
+                    },
                     ..Early::structural(
                         false,
-                        format!(
-                            "every set of places that could be empty at a dead marking holds \
-                             an initially marked trap ({traps} traps)"
-                        ),
+                        if equations > 0 {
+                            format!(
+                                "no solution of the state equation is dead: every set of \
+                                 places that could be empty at a dead marking holds an \
+                                 initially marked trap ({traps} traps) or leaves the state \
+                                 equation without a solution ({equations} certificates)"
+                            )
+                        } else {
+                            format!(
+                                "every set of places that could be empty at a dead marking \
+                                 holds an initially marked trap ({traps} traps)"
+                            )
+                        },
                     )
                 }),
                 TrapVerdict::Candidate(_) | TrapVerdict::GaveUp => None,
@@ -131,12 +159,14 @@ pub fn structural(
                     )
                 })
         }
-        Property::QuasiLiveness => dead.map(|t| {
-            Early::structural(
-                false,
-                format!("transition {} can never fire", transition(t)),
-            )
-        }),
+        Property::QuasiLiveness => dead
+            .map(|t| {
+                Early::structural(
+                    false,
+                    format!("transition {} can never fire", transition(t)),
+                )
+            })
+            .or_else(|| never_enabled_by_equation(net, facts, deadline)),
         Property::StableMarking => (0..net.places.len())
             .find(|&p| facts.is_constant(p as PlaceIdx))
             .map(|p| {
@@ -152,6 +182,7 @@ pub fn structural(
                     format!("transition {} can never fire", transition(t)),
                 )
             })
+            .or_else(|| never_enabled_by_equation(net, facts, half_way(deadline)))
             .or_else(|| {
                 let f = finite_runs(net, facts, deadline)?;
                 let t = f.uncovered?;
@@ -165,6 +196,115 @@ pub fn structural(
                 ))
             }),
     }
+}
+
+/// A transition that the state equation shows never enabled: no solution of it (without the
+/// transitions the facts show dead) has the tokens the transition needs
+/// ([`StateEquation::refute_box`] on the box `M ≥ needs(t)`), tried transition by transition
+/// until `deadline`. *Soundness*: every reachable marking solves that equation, so none
+/// enables the transition; it never fires, so the net is neither quasi-live nor live.
+fn never_enabled_by_equation(net: &Net, facts: &Facts, deadline: Instant) -> Option<Early> {
+    if Instant::now() >= deadline {
+        return None;
+    }
+    let lp = StateEquation::without(net, facts.dead());
+    for t in 0..net.transitions.len() as TransIdx {
+        let budget = deadline.checked_duration_since(Instant::now())?;
+        let mut needs = MarkingBox::unbounded(net.places.len());
+        for &(p, n) in facts.needs(t) {
+            needs.lower[p as usize] = i64::try_from(n).ok()?;
+        }
+        if lp.refute_box(&needs, Some(budget)).is_some() {
+            return Some(Early {
+                method: Method::StateEquation,
+                ..Early::structural(
+                    false,
+                    format!(
+                        "transition {} is never enabled: the state equation has no solution \
+                         with the tokens it needs",
+                        net.transitions[t as usize].label
+                    ),
+                )
+            });
+        }
+    }
+    None
+}
+
+/// The most candidate siphons handed to the walks.
+const SIPHON_TARGETS: usize = 8;
+
+/// Liveness refuted by emptying a siphon: candidate siphons ([`emptiable_siphons`], searched
+/// for a quarter of `budget`) become targets "the siphon is empty" of random walks (the
+/// rest). *Soundness*: the walk's run is a firing sequence, replayed here, that ends with the
+/// siphon empty; the siphon is checked to be one ([`is_siphon`], over the transitions the
+/// facts show dead, which never fire), so it stays empty, and a transition needing one of
+/// its places can never fire again: the net is not live. Not finding one proves nothing.
+pub fn by_siphons(
+    net: &Net,
+    facts: &Facts,
+    budget: Duration,
+    limits: &Limits,
+) -> Result<Option<Early>, Overflow> {
+    let started = Instant::now();
+    let siphons = emptiable_siphons(net, facts, started + budget / 4, SIPHON_TARGETS);
+    if siphons.is_empty() {
+        return Ok(None);
+    }
+    let targets: Vec<Predicate> = siphons
+        .iter()
+        .map(|s| {
+            let tokens = IntExpr::Tokens(s.clone());
+            Predicate::Compare(Linear::of(&tokens), Cmp::Le, Linear::of(&IntExpr::Const(0)))
+        })
+        .collect();
+    let left = budget.saturating_sub(started.elapsed());
+    let run = walk(net, &targets, &[], WalkOptions::default(), left, limits)?;
+    let initial: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
+    for (siphon, search) in siphons.iter().zip(&run.searches) {
+        let Search::Found(w) = search else { continue };
+        let mut set = vec![false; net.places.len()];
+        for &p in siphon {
+            set[p as usize] = true;
+        }
+        let Some(m) = replay(net, &initial, w) else {
+            continue;
+        };
+        let consumers = consumers(net, facts.dead(), &set);
+        if !is_siphon(net, facts.dead(), &set)
+            || siphon.iter().any(|&p| m[p as usize] > 0)
+            || consumers.is_empty()
+        {
+            continue;
+        }
+        let names: Vec<&str> = siphon
+            .iter()
+            .map(|&p| net.places[p as usize].label.as_str())
+            .collect();
+        return Ok(Some(Early {
+            verdict: false,
+            evidence: format!(
+                "a random walk emptied the siphon {{{}}}, so transition {} can never fire again",
+                names.join(", "),
+                net.transitions[consumers[0] as usize].label
+            ),
+            method: Method::Walk,
+            witness: Some(w.clone()),
+        }));
+    }
+    Ok(None)
+}
+
+/// The marking after firing `run` from `m`, when every step is enabled.
+fn replay(net: &Net, m: &[u64], run: &[TransIdx]) -> Option<Vec<u64>> {
+    let mut m = m.to_vec();
+    for &t in run {
+        if !is_enabled(net, &m, t) {
+            return None;
+        }
+        m = fire(net, &m, t)?;
+    }
+    Some(m)
 }
 
 /// The instant half-way from now to `deadline`.

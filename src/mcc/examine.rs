@@ -182,8 +182,33 @@ fn early_verdict(
     let (facts, deadline) = structural_facts(net, limits, budget);
     Ok(
         structural_verdict(answer, exam, property, net, &facts, deadline)
-            || walk_verdict(answer, exam, property, net, limits, budget)?,
+            || walk_verdict(answer, exam, property, net, limits, budget)?
+            || (property == Property::Liveness
+                && siphon_verdict(answer, exam, net, &facts, limits, budget)?),
     )
+}
+
+/// Liveness refuted by walks that empty a candidate siphon ([`check::global::by_siphons`]),
+/// within the walks' share of what is left.
+fn siphon_verdict(
+    answer: &mut Answer,
+    exam: Examination,
+    net: &Net,
+    facts: &Facts,
+    limits: &Limits,
+    budget: Option<Duration>,
+) -> Result<bool, Overflow> {
+    if limits.check_time().is_err() {
+        return Ok(false);
+    }
+    let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
+    Ok(match check::global::by_siphons(net, facts, time, limits)? {
+        Some(early) => {
+            record_early(answer, exam, early, EXPLICIT);
+            true
+        }
+        None => false,
+    })
 }
 
 /// `share` of what `budget` leaves, at most `cap` (`cap` without a budget).
@@ -220,7 +245,7 @@ fn structural_verdict(
     match check::global::structural(net, property, facts, deadline) {
         Some(early) => {
             let by = match early.method {
-                Method::Traps => TRAPS,
+                Method::Traps | Method::StateEquation => TRAPS,
                 Method::Structural | Method::Walk => STRUCTURAL,
             };
             record_early(answer, exam, early, by);

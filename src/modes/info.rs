@@ -130,6 +130,14 @@ fn structural(stats: &mut Stats, s: &Summary) {
         },
     );
     stats.add(
+        "deadlock_free_by_equation",
+        "deadlock-free (traps and state equation)",
+        match s.deadlock_free_by_equation {
+            Some(true) => "yes",
+            _ => "unknown",
+        },
+    );
+    stats.add(
         "structural_s",
         "structural analysis (s)",
         s.time.as_secs_f64(),

@@ -26,6 +26,7 @@ mod cover;
 pub mod dead;
 pub mod reduce;
 pub mod semiflows;
+pub mod siphons;
 pub mod state_equation;
 pub mod summary;
 pub mod traps;

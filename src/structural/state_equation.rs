@@ -62,7 +62,10 @@ use rustc_hash::FxHashSet;
 use crate::model::net::{Net, PlaceIdx};
 use crate::rows::Rows;
 
+mod boxed;
 mod vertex;
+
+pub use boxed::{MarkingBox, Refutation};
 
 /// Denominators tried when turning the solver's floating-point `y` into rationals: small ones
 /// first (most vertices of nets' state equations are integral or halves), then products of
@@ -102,6 +105,14 @@ pub struct StateEquation {
 impl StateEquation {
     /// The state equation of `net`.
     pub fn new(net: &Net) -> StateEquation {
+        StateEquation::without(net, &[])
+    }
+
+    /// The state equation of `net` without the transitions of `dead` (indexed by transition;
+    /// shorter means the rest may fire): their columns are left out, as if they changed
+    /// nothing. *Soundness*: when they never fire, every reachable marking is `M0 + C·x` with
+    /// `x` zero on them, so it solves this smaller equation; the caller vouches for `dead`.
+    pub fn without(net: &Net, dead: &[bool]) -> StateEquation {
         let initial = net.places.iter().map(|p| i64::from(p.initial)).collect();
         let arcs: usize = net
             .transitions
@@ -113,6 +124,10 @@ impl StateEquation {
         let mut seen: FxHashSet<Vec<(PlaceIdx, i64)>> = FxHashSet::default();
         let mut is_changed = vec![false; net.places.len()];
         for (t, tr) in net.transitions.iter().enumerate() {
+            if dead.get(t).copied().unwrap_or(false) {
+                effects.end_row();
+                continue;
+            }
             // Both arc lists are sorted by place: merge them.
             let (mut i, mut j) = (0, 0);
             while i < tr.pre.len() || j < tr.post.len() {

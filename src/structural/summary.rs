@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::traps::{TrapVerdict, deadlock_free};
+use super::traps::{TrapVerdict, deadlock_free, deadlock_free_with};
 use super::tsemiflows::t_semiflows;
 use super::{Budget, Facts};
 use crate::model::net::{Net, PlaceIdx};
@@ -40,6 +40,10 @@ pub struct Summary {
     /// a dead marking holds an initially marked trap (no deadlock); `None` when it proves
     /// nothing (a candidate set without a marked trap, or out of time).
     pub deadlock_free_by_traps: Option<bool>,
+    /// The same argument with the state equation refuting the candidates that hold no
+    /// marked trap (tried when the traps alone prove nothing): `Some(true)` when it proves
+    /// the net deadlock-free.
+    pub deadlock_free_by_equation: Option<bool>,
     /// The time the three computations took.
     pub time: Duration,
 }
@@ -71,9 +75,11 @@ impl Summary {
             },
         );
         let deadline = Instant::now() + third;
-        let traps = match deadlock_free(net, &facts, deadline) {
-            TrapVerdict::DeadlockFree { .. } => Some(true),
-            TrapVerdict::Candidate(_) | TrapVerdict::GaveUp => None,
+        let proved = |v: TrapVerdict| matches!(v, TrapVerdict::DeadlockFree { .. }).then_some(true);
+        let traps = proved(deadlock_free(net, &facts, deadline));
+        let equation = match traps {
+            Some(true) => Some(true),
+            _ => proved(deadlock_free_with(net, &facts, deadline, true)),
         };
         Summary {
             p_semiflows: p.flows.len(),
@@ -92,6 +98,7 @@ impl Summary {
                 .filter(|&&c| c)
                 .count(),
             deadlock_free_by_traps: traps,
+            deadlock_free_by_equation: equation,
             time: start.elapsed(),
         }
     }

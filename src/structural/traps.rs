@@ -20,24 +20,45 @@
 //! is dead. This decides Commoner's siphon-trap property restricted to the sets of 1 and 2,
 //! so it proves at least what that property proves (deadlock freedom of ordinary nets whose
 //! siphons all hold a marked trap; exact for live free-choice nets).
+//!
+//! *With the state equation* ([`deadlock_free_with`]). The search then speaks of one marking
+//! more precisely: besides `empty[p]` (`M(p) < 1`) it has a literal `M(p) < n` for each
+//! larger weight `n` a transition needs of `p` (chained: `M(p) < n → M(p) < n'` for `n < n'`),
+//! and a transition needing more than one token somewhere must have one place short of what
+//! it needs. A candidate whose empty places hold no marked trap describes a box of markings
+//! (`M(p) ≤ n − 1` for the least level it makes true, `M(p) ≥ n` for the greatest it makes
+//! false); when the state equation without the dead transitions has no solution in it
+//! ([`StateEquation::refute_box`], a Farkas certificate checked exactly), the clause "one of
+//! the bounds the certificate used fails" is added and the search goes on. *Soundness*: a
+//! reachable dead marking `M` makes every literal true or false as it says of `M`; this
+//! valuation satisfies every clause (the transition clauses because `M` is dead, the traps
+//! as above, and each certificate's clause because `M` solves the state equation, so it
+//! cannot keep all the bounds of a refuted box). So when no model is left, no reachable
+//! marking is dead. A candidate the state equation does not refute ends the search with
+//! nothing proved: a real solution of the equation is no marking, let alone a reachable one.
 
 use std::time::Instant;
 
 use batsat::{Callbacks, Lit, Solver, SolverInterface, SolverOpts, lbool};
 
 use super::Facts;
+use super::state_equation::{MarkingBox, Refutation, StateEquation};
 use crate::model::net::{Net, PlaceIdx};
 
 /// What the trap argument says of deadlocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TrapVerdict {
-    /// No reachable marking is dead; the marked traps the proof used.
+    /// No reachable marking is dead; the marked traps and the state-equation refutations the
+    /// proof used.
     DeadlockFree {
         /// Marked traps excluded from the candidate sets.
         traps: usize,
+        /// Candidate boxes refuted by the state equation (0 without it).
+        equations: usize,
     },
     /// A set of places that could be the empty places of a dead marking: it holds no marked
-    /// trap (it proves nothing either way).
+    /// trap (and, with the state equation, the state equation has a solution dead on it); it
+    /// proves nothing either way.
     Candidate(Vec<PlaceIdx>),
     /// The deadline passed, or the search made too many rounds.
     GaveUp,
@@ -61,26 +82,53 @@ impl Callbacks for Deadline {
 /// Decides by the trap argument whether `net` (with its structural `facts`) is deadlock-free,
 /// giving up at `deadline`.
 pub fn deadlock_free(net: &Net, facts: &Facts, deadline: Instant) -> TrapVerdict {
+    deadlock_free_with(net, facts, deadline, false)
+}
+
+/// [`deadlock_free`], and with `equation` the state equation too: a candidate whose empty
+/// places hold no marked trap is refuted when no solution of the state equation is dead in
+/// the way the candidate says (see the module documentation, *With the state equation*).
+pub fn deadlock_free_with(
+    net: &Net,
+    facts: &Facts,
+    deadline: Instant,
+    equation: bool,
+) -> TrapVerdict {
     let places = net.places.len();
     let mut solver = Solver::new(SolverOpts::default(), Deadline(deadline));
     // `empty[p]`: place p is in the candidate set (empty at the dead marking).
     let empty: Vec<Lit> = (0..places)
         .map(|_| Lit::new(solver.new_var(lbool::UNDEF, true), true))
         .collect();
+    let mut levels = Levels::new(&empty);
     let mut clause: Vec<Lit> = Vec::new();
-    // 1. Every transition needing one token per place has one of its places empty.
+    // 1. Every transition needing one token per place has one of its places empty; with the
+    // state equation, every transition has one place short of what it needs.
     for t in 0..net.transitions.len() {
         let needs = facts.needs(t as u32);
-        if facts.is_dead(t as u32) || needs.iter().any(|&(_, n)| n > 1) {
+        if facts.is_dead(t as u32) {
             continue;
         }
         clause.clear();
-        clause.extend(needs.iter().map(|&(p, _)| empty[p as usize]));
+        if needs.iter().any(|&(_, n)| n > 1) {
+            if !equation {
+                continue;
+            }
+            for &(p, n) in needs {
+                clause.push(levels.below(&mut solver, p, n));
+            }
+        } else {
+            clause.extend(needs.iter().map(|&(p, _)| empty[p as usize]));
+        }
         if !solver.add_clause_reuse(&mut clause) {
             // A transition needing nothing that may fire: never dead.
-            return TrapVerdict::DeadlockFree { traps: 0 };
+            return TrapVerdict::DeadlockFree {
+                traps: 0,
+                equations: 0,
+            };
         }
     }
+    levels.chain(&mut solver);
     // 2. Places always marked, and the supports of semiflows carrying tokens.
     for (p, &lit) in empty.iter().enumerate() {
         if facts.lower(p as PlaceIdx) >= 1 {
@@ -97,11 +145,16 @@ pub fn deadlock_free(net: &Net, facts: &Facts, deadline: Instant) -> TrapVerdict
         }
     }
     let traps = TrapFinder::new(net);
+    let lp = equation.then(|| StateEquation::without(net, facts.dead()));
     let initial: Vec<bool> = net.places.iter().map(|p| p.initial > 0).collect();
-    for round in 0..MAX_ROUNDS {
+    let (mut trap_count, mut equations) = (0, 0);
+    for _ in 0..MAX_ROUNDS {
         let result = solver.solve_limited(&[]);
         if result == lbool::FALSE {
-            return TrapVerdict::DeadlockFree { traps: round };
+            return TrapVerdict::DeadlockFree {
+                traps: trap_count,
+                equations,
+            };
         }
         if result != lbool::TRUE {
             return TrapVerdict::GaveUp;
@@ -111,24 +164,114 @@ pub fn deadlock_free(net: &Net, facts: &Facts, deadline: Instant) -> TrapVerdict
             .map(|&l| solver.value_lit(l) == lbool::TRUE)
             .collect();
         let trap = traps.largest_within(&set);
-        if !trap.iter().any(|&p| initial[p as usize]) {
-            return TrapVerdict::Candidate(
-                (0..places as PlaceIdx)
-                    .filter(|&p| set[p as usize])
-                    .collect(),
-            );
-        }
-        // 3. The candidates must avoid this marked trap (a smaller one excludes more).
-        let trap = traps.shrink(trap, &initial, deadline);
         clause.clear();
-        clause.extend(trap.iter().map(|&p| !empty[p as usize]));
+        if trap.iter().any(|&p| initial[p as usize]) {
+            // 3. The candidates must avoid this marked trap (a smaller one excludes more).
+            let trap = traps.shrink(trap, &initial, deadline);
+            clause.extend(trap.iter().map(|&p| !empty[p as usize]));
+            trap_count += 1;
+        } else {
+            let refuted = lp.as_ref().and_then(|lp| {
+                let budget = deadline.checked_duration_since(Instant::now())?;
+                lp.refute_box(&levels.marking_box(&solver, places), Some(budget))
+            });
+            let Some(refuted) = refuted else {
+                return if Instant::now() >= deadline {
+                    TrapVerdict::GaveUp
+                } else {
+                    TrapVerdict::Candidate(
+                        (0..places as PlaceIdx)
+                            .filter(|&p| set[p as usize])
+                            .collect(),
+                    )
+                };
+            };
+            // 4. The candidates must leave some bound the refutation used.
+            levels.reasons(&solver, &refuted, &mut clause);
+            equations += 1;
+        }
         solver.add_clause_reuse(&mut clause);
     }
     TrapVerdict::GaveUp
 }
 
+/// The literals `M(p) < n` ("place p short of n tokens") of the search, per place: `n = 1` is
+/// `empty[p]`; larger `n` are made when a transition needs them.
+struct Levels {
+    /// Per place, `(n, literal)` sorted by `n`, the first `(1, empty[p])`.
+    of: Vec<Vec<(u64, Lit)>>,
+}
+
+impl Levels {
+    fn new(empty: &[Lit]) -> Levels {
+        Levels {
+            of: empty.iter().map(|&l| vec![(1, l)]).collect(),
+        }
+    }
+
+    /// The literal `M(p) < n`, made on first use.
+    fn below(&mut self, solver: &mut Solver<Deadline>, p: PlaceIdx, n: u64) -> Lit {
+        let row = &mut self.of[p as usize];
+        match row.binary_search_by_key(&n, |&(k, _)| k) {
+            Ok(i) => row[i].1,
+            Err(i) => {
+                let lit = Lit::new(solver.new_var(lbool::UNDEF, true), true);
+                row.insert(i, (n, lit));
+                lit
+            }
+        }
+    }
+
+    /// `M(p) < n → M(p) < n'` for consecutive levels `n < n'` of each place: the literals
+    /// mean what they say of one marking.
+    fn chain(&self, solver: &mut Solver<Deadline>) {
+        for row in &self.of {
+            for pair in row.windows(2) {
+                let mut clause = vec![!pair[0].1, pair[1].1];
+                solver.add_clause_reuse(&mut clause);
+            }
+        }
+    }
+
+    /// The box of markings the solver's model describes: `M(p) ≤ n − 1` for the least level
+    /// `n` it makes true, `M(p) ≥ n` for the greatest it makes false.
+    fn marking_box(&self, solver: &Solver<Deadline>, places: usize) -> MarkingBox {
+        let mut b = MarkingBox::unbounded(places);
+        for (p, row) in self.of.iter().enumerate() {
+            for &(n, lit) in row {
+                if solver.value_lit(lit) == lbool::TRUE {
+                    b.upper[p] = Some(n as i64 - 1);
+                    break;
+                }
+                b.lower[p] = n as i64;
+            }
+        }
+        b
+    }
+
+    /// The clause excluding every model that keeps the bounds `refuted` used: for each, the
+    /// level literal that gave it, negated.
+    fn reasons(&self, solver: &Solver<Deadline>, refuted: &Refutation, clause: &mut Vec<Lit>) {
+        for &p in &refuted.upper {
+            let lit = self.of[p as usize]
+                .iter()
+                .map(|&(_, l)| l)
+                .find(|&l| solver.value_lit(l) == lbool::TRUE);
+            clause.extend(lit.map(|l| !l));
+        }
+        for &p in &refuted.lower {
+            let lit = self.of[p as usize]
+                .iter()
+                .map(|&(_, l)| l)
+                .take_while(|&l| solver.value_lit(l) != lbool::TRUE)
+                .last();
+            clause.extend(lit);
+        }
+    }
+}
+
 /// The largest trap inside a set of places.
-struct TrapFinder {
+pub(super) struct TrapFinder {
     /// For each place, the transitions that consume from it.
     consumers: Vec<Vec<u32>>,
     /// For each place, the transitions that put a token on it or read it.
@@ -141,7 +284,7 @@ struct TrapFinder {
 }
 
 impl TrapFinder {
-    fn new(net: &Net) -> TrapFinder {
+    pub(super) fn new(net: &Net) -> TrapFinder {
         let mut consumers = vec![Vec::new(); net.places.len()];
         let mut keepers = vec![Vec::new(); net.places.len()];
         let mut keeps = Vec::with_capacity(net.transitions.len());
@@ -178,7 +321,7 @@ impl TrapFinder {
 
     /// The largest trap whose places are all in `set`: the greatest fixpoint that drops the
     /// places consumed by a transition putting nothing back into what is left.
-    fn largest_within(&self, set: &[bool]) -> Vec<PlaceIdx> {
+    pub(super) fn largest_within(&self, set: &[bool]) -> Vec<PlaceIdx> {
         let mut inside = set.to_vec();
         // Transitions to look at: every consumer of a place inside, again whenever a place
         // they keep leaves.
@@ -303,7 +446,13 @@ mod tests {
                 .flows
                 .is_empty()
         );
-        assert_eq!(verdict(&n), TrapVerdict::DeadlockFree { traps: 1 });
+        assert_eq!(
+            verdict(&n),
+            TrapVerdict::DeadlockFree {
+                traps: 1,
+                equations: 0
+            }
+        );
         // A ring: its semiflow proves it. Without a token back, it dies.
         let n = net(&[1, 0], &[(&[0], &[1]), (&[1], &[0])]);
         assert!(matches!(verdict(&n), TrapVerdict::DeadlockFree { .. }));
