@@ -394,3 +394,150 @@ fn a_limit_leaves_the_rest_unknown() {
         Some(StopReason::Timeout | StopReason::DepthLimit)
     ));
 }
+
+/// `EF` targets for the benchmark: a conjunction of two or three atoms, each a token count of
+/// one or two places compared with 0 or 1, or the fireability of one transition.
+fn bench_target(np: u32, nt: u32) -> impl Strategy<Value = Predicate> {
+    let count = (
+        prop::collection::btree_set(0..np, 1..=2),
+        prop::sample::select(vec![Cmp::Ge, Cmp::Eq, Cmp::Le]),
+        0u64..2,
+    )
+        .prop_map(|(ps, c, k)| {
+            Predicate::Compare(
+                Linear {
+                    constant: 0,
+                    terms: ps.into_iter().map(|p| (p, 1)).collect(),
+                },
+                c,
+                Linear {
+                    constant: k,
+                    terms: Vec::new(),
+                },
+            )
+        });
+    let atom = prop_oneof![3 => count, 1 => (0..nt).prop_map(|t| Predicate::Fireable(vec![t]))];
+    prop::collection::vec(atom, 2..=3).prop_map(Predicate::And)
+}
+
+/// What one engine said of a set of targets, and how long the set took.
+struct Column {
+    answers: Vec<Option<bool>>,
+    seconds: f64,
+}
+
+impl Column {
+    fn of(searches: &[Search], seconds: f64) -> Column {
+        let answers = searches
+            .iter()
+            .map(|s| match s {
+                Search::Found(_) => Some(true),
+                Search::Absent => Some(false),
+                Search::Unknown(_) => None,
+            })
+            .collect();
+        Column { answers, seconds }
+    }
+
+    /// `found/absent/unknown, ms per formula`.
+    fn cell(&self) -> String {
+        let count = |v: Option<bool>| self.answers.iter().filter(|&&a| a == v).count();
+        format!(
+            "{}/{}/{} | {:.1}",
+            count(Some(true)),
+            count(Some(false)),
+            count(None),
+            self.seconds * 1e3 / self.answers.len() as f64
+        )
+    }
+}
+
+/// Times the prefix, DPOR and explicit engines on random reachability targets over the large
+/// PEP nets whose state spaces `reach` does not finish (a Markdown table), each engine given
+/// the whole set of targets at once within 30 s, and the DPOR also one target at a time
+/// within 3 s each (its observed net watches only that target's places). Fails on any answer
+/// of two engines that differ. Run by tools/bench_check_engines.sh (release build);
+/// `BENCH_NETS` and `BENCH_FORMULAS` choose the nets and the number of targets.
+#[test]
+#[ignore = "benchmark: tools/bench_check_engines.sh"]
+fn bench_engines_on_large_pep_nets() {
+    use proptest::strategy::ValueTree;
+    use unfold::check::explicit;
+    use unfold::check::prefix_sat;
+    let nets = std::env::var("BENCH_NETS")
+        .unwrap_or_else(|_| "buf100 fifo20 rrr30-1 byzagr4_2a byzagr4_0b".to_string());
+    let formulas: usize = std::env::var("BENCH_FORMULAS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10);
+    let set_limit = || Limits::new(Some(Duration::from_secs(30)), None);
+    println!(
+        "| net | places / transitions | prefix: found/absent/unknown | ms per formula | \
+         dpor (set) | ms per formula | dpor (one by one) | ms per formula | explicit | \
+         ms per formula |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let mut disagreements = Vec::new();
+    for name in nets.split_whitespace() {
+        let file = common::shared_nets().join(format!("pep/{name}.ll_net"));
+        let net = unfold::formats::read_net(&file).unwrap().0;
+        let (np, nt) = (net.places.len() as u32, net.transitions.len() as u32);
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let strategy = bench_target(np, nt);
+        let targets: Vec<Predicate> = (0..formulas)
+            .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+            .collect();
+        let timed = |f: &mut dyn FnMut() -> Vec<Search>| {
+            let t = std::time::Instant::now();
+            let searches = f();
+            Column::of(&searches, t.elapsed().as_secs_f64())
+        };
+        let prefix = timed(
+            &mut || match prefix_sat::check_net(&net, &targets, &[], &set_limit()) {
+                Ok(a) => a.targets,
+                Err(_) => vec![Search::Unknown(None); targets.len()],
+            },
+        );
+        let dpor_set = timed(&mut || {
+            dpor::check(&net, &targets, &[], &set_limit(), &mut |_| {})
+                .unwrap()
+                .searches
+        });
+        let dpor_one = timed(&mut || {
+            let limits = || Limits::new(Some(Duration::from_secs(3)), None);
+            targets
+                .iter()
+                .map(|t| {
+                    dpor::check(&net, std::slice::from_ref(t), &[], &limits(), &mut |_| {})
+                        .unwrap()
+                        .searches
+                        .remove(0)
+                })
+                .collect()
+        });
+        let explicit = timed(&mut || {
+            explicit::check(&net, &targets, &[], &set_limit(), &mut |_| {})
+                .unwrap()
+                .searches
+        });
+        let columns = [&prefix, &dpor_set, &dpor_one, &explicit];
+        for (k, target) in targets.iter().enumerate() {
+            let decided: Vec<bool> = columns.iter().filter_map(|c| c.answers[k]).collect();
+            if decided.windows(2).any(|w| w[0] != w[1]) {
+                disagreements.push(format!("{name}: {target:?}"));
+            }
+        }
+        println!(
+            "| {name} | {np} / {nt} | {} | {} | {} | {} |",
+            prefix.cell(),
+            dpor_set.cell(),
+            dpor_one.cell(),
+            explicit.cell()
+        );
+    }
+    assert!(
+        disagreements.is_empty(),
+        "engines disagree:\n{}",
+        disagreements.join("\n")
+    );
+}
