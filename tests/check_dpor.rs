@@ -290,6 +290,42 @@ proptest! {
     }
 }
 
+/// Small PEP nets of ../shared (plain and with read arcs) whose markings the naive enumeration
+/// lists: random targets and bounds agree with it (`agree`, which fails on a net it cannot
+/// enumerate too).
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
+fn small_pep_nets_agree_with_the_naive_enumeration() {
+    use proptest::strategy::ValueTree;
+    for file in [
+        "pep/sem.ll_net",
+        "pep/do_od.ll_net",
+        "pep/gas_station.ll_net",
+        "pep/peterson.ll_net",
+        "pep/elevator_1.ll_net",
+        "pep/rw_1w1r.ll_net",
+        "pep/key_2.ll_net",
+        "pep/cont/peterson.ll_net",
+    ] {
+        let net = unfold::formats::read_net(&common::shared_nets().join(file))
+            .unwrap()
+            .0;
+        assert!(markings(&net, 3000).is_some(), "{file}: too many markings");
+        let (np, nt) = (net.places.len() as u32, net.transitions.len() as u32);
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let strategy = (
+            prop::collection::vec(arb_predicate(np, nt), 8),
+            prop::collection::vec(arb_linear(np), 2),
+        );
+        for _ in 0..4 {
+            let (targets, sums) = strategy.new_tree(&mut runner).unwrap().current();
+            if let Err(e) = agree(&net, &targets, &sums) {
+                panic!("{file}: {e}");
+            }
+        }
+    }
+}
+
 /// Three concurrent transitions `a`, `b`, `c`, each moving a token from `xᵢ` to `yᵢ`: the DPOR
 /// explores one maximal configuration through `∅, {a}, {a, b}, {a, b, c}` (in some order),
 /// which never reaches the marking of two of them without the third. The engine must find it
