@@ -16,7 +16,7 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use unfold::check::prefix_sat::{PrefixChecker, check_net};
 use unfold::check::{Bound, Search};
-use unfold::explore::contextual::{ContextualRun, self};
+use unfold::explore::contextual::{self, ContextualRun};
 use unfold::explore::limits::{Limits, StopReason};
 use unfold::explore::prefix::{self, Order, PrefixOptions, PrefixRun};
 use unfold::explore::reach::explore;

@@ -194,3 +194,57 @@ fn the_prefix_engine_answers_on_nets_with_read_arcs_in_both_unfoldings() {
         assert_eq!(l.1, "\"prefix\"");
     }
 }
+
+/// `--engine dpor`: the unfolding DPOR with cutoffs decides reachability formulas and bounds
+/// (a witness for the deadlock, the invariant proved by the complete exploration), names
+/// itself, and leaves an LTL formula unknown with the reason.
+#[test]
+fn the_dpor_engine_decides_reachability_and_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let out = check()
+        .args([
+            "--engine",
+            "dpor",
+            "--formula",
+            "d: EF deadlock",
+            "--formula",
+            "safe: AG tokens(fork_0) <= 1",
+            "--formula",
+            "b: bound(fork_0, hasLeft_0)",
+            "--formula",
+            "l: A G F fireable(takeLeft_0)",
+            "--witness",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The LTL formula stays unknown: exit 3.
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    let line = |id: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(id))
+            .unwrap_or_else(|| panic!("no line for {id} in\n{text}"))
+            .to_string()
+    };
+    assert!(
+        line("d").contains("TRUE") && line("d").contains("dpor"),
+        "{text}"
+    );
+    assert!(
+        line("safe").contains("TRUE") && line("safe").contains("dpor"),
+        "{text}"
+    );
+    assert_eq!(line("b").split_whitespace().nth(1), Some("1"), "{text}");
+    assert!(text.contains("witness: takeLeft_"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results[0]["engine"], "dpor");
+    // Five philosophers each holding a fork: a deadlock after five steps.
+    assert_eq!(results[0]["witness"].as_array().unwrap().len(), 5);
+    assert_eq!(results[3]["answer"], serde_json::Value::Null);
+    let why = results[3]["unknown"].as_str().unwrap();
+    assert!(why.contains("dpor engine"), "{why}");
+}

@@ -9,6 +9,7 @@
 
 pub mod climb;
 pub mod ctl;
+pub mod dpor;
 pub mod equation;
 pub mod explicit;
 pub mod global;

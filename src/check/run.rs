@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::climb;
 use super::ctl::{self, Checker, CtlError, CtlOptions};
+use super::dpor;
 use super::equation::Equation;
 use super::explicit::{self, BoundQuery, NetMarking};
 use super::ltl::{self, LtlOptions, LtlQuestion};
@@ -35,6 +36,16 @@ pub enum EngineChoice {
     Explicit,
     /// The complete prefix only (1-safe nets).
     Prefix,
+    /// The unfolding DPOR with cutoffs only.
+    Dpor,
+}
+
+impl EngineChoice {
+    /// Whether the LTL and CTL engines run under this choice (the prefix and the DPOR
+    /// decide reachability and bounds only).
+    fn runs_temporal(self) -> bool {
+        matches!(self, EngineChoice::Auto | EngineChoice::Explicit)
+    }
 }
 
 /// How the engines run, besides which ones: the LTL engine's options and how the prefix
@@ -66,6 +77,8 @@ pub enum Engine {
     Explicit,
     /// The complete finite prefix, by SAT.
     Prefix,
+    /// The unfolding DPOR with cutoffs.
+    Dpor,
     /// The LTL engine on the full state space (product with a Büchi automaton).
     Ltl,
     /// The LTL engine on the stubborn-set reduced state space.
@@ -81,6 +94,7 @@ impl Engine {
             Engine::Structural => "structural",
             Engine::Explicit => "explicit",
             Engine::Prefix => "prefix",
+            Engine::Dpor => "dpor",
             Engine::Ltl => "ltl",
             Engine::LtlStubborn => "ltl+stubborn",
             Engine::Ctl => "ctl",
@@ -280,7 +294,7 @@ fn check_goals(
     if work.open().is_empty() {
         return Ok(work.answers);
     }
-    if choice != EngineChoice::Prefix && work.open_ctl().next().is_some() {
+    if choice.runs_temporal() && work.open_ctl().next().is_some() {
         let others = work
             .open()
             .iter()
@@ -295,7 +309,7 @@ fn check_goals(
             return Ok(work.finish());
         }
     }
-    if choice != EngineChoice::Prefix && work.open_ltl().next().is_some() {
+    if choice.runs_temporal() && work.open_ltl().next().is_some() {
         let others = work
             .open()
             .iter()
@@ -336,18 +350,13 @@ fn check_goals(
             }
         }
         EngineChoice::Prefix => work.prefix(limits),
+        EngineChoice::Dpor => work.dpor(limits)?,
     }
     // The other engines may have left time: the CTL and LTL formulas still open get it.
-    if choice != EngineChoice::Prefix
-        && work.open_ctl().next().is_some()
-        && limits.check_time().is_ok()
-    {
+    if choice.runs_temporal() && work.open_ctl().next().is_some() && limits.check_time().is_ok() {
         work.ctl(limits)?;
     }
-    if choice != EngineChoice::Prefix
-        && work.open_ltl().next().is_some()
-        && limits.check_time().is_ok()
-    {
+    if choice.runs_temporal() && work.open_ltl().next().is_some() && limits.check_time().is_ok() {
         work.ltl(limits, options.ltl)?;
     }
     Ok(work.finish())
@@ -702,6 +711,38 @@ impl<'a> Work<'a> {
                 }
             }
         }
+    }
+
+    /// The unfolding DPOR with cutoffs on the open targets and bounds; the LTL and CTL goals
+    /// open say that it does not decide them.
+    fn dpor(&mut self, limits: &Limits) -> Result<(), Overflow> {
+        for i in self.open() {
+            if matches!(self.goals[i], Goal::Ltl(_) | Goal::Ctl(_)) {
+                self.answers[i].unknown = Some(Unknown::Unsupported(
+                    "the dpor engine decides reachability and bound formulas only".into(),
+                ));
+            }
+        }
+        let (targets, sums) = self.split_open();
+        if targets.is_empty() && sums.is_empty() {
+            return Ok(());
+        }
+        let preds: Vec<Predicate> = targets.iter().map(|(_, p)| p.clone()).collect();
+        let queries: Vec<BoundQuery> = sums
+            .iter()
+            .map(|(i, sum)| BoundQuery {
+                sum: sum.clone(),
+                known_upper: self.upper[*i],
+            })
+            .collect();
+        let run = dpor::check(self.net, &preds, &queries, limits, &mut |_| {})?;
+        for ((i, _), search) in targets.iter().zip(run.searches) {
+            self.search(*i, search, Engine::Dpor);
+        }
+        for ((i, _), bound) in sums.iter().zip(run.bounds) {
+            self.bound(*i, bound, Engine::Dpor);
+        }
+        Ok(())
     }
 
     /// Random walks on the open goals for `budget`.

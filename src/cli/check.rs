@@ -86,6 +86,8 @@ pub enum EngineArg {
     Reach,
     /// The complete finite prefix, by SAT (1-safe nets).
     Prefix,
+    /// The unfolding DPOR with cutoffs, checking every configuration it visits.
+    Dpor,
 }
 
 impl From<EngineArg> for EngineChoice {
@@ -94,6 +96,7 @@ impl From<EngineArg> for EngineChoice {
             EngineArg::Auto => EngineChoice::Auto,
             EngineArg::Reach => EngineChoice::Explicit,
             EngineArg::Prefix => EngineChoice::Prefix,
+            EngineArg::Dpor => EngineChoice::Dpor,
         }
     }
 }

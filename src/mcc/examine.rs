@@ -296,6 +296,7 @@ fn techniques_of(engine: Engine) -> &'static [Technique] {
             Technique::SatSmt,
             Technique::SequentialProcessing,
         ],
+        Engine::Dpor => &[Technique::NetUnfolding, Technique::SequentialProcessing],
         Engine::Structural => &[Technique::Topological, Technique::SequentialProcessing],
         Engine::Ltl | Engine::Ctl => EXPLICIT,
         Engine::LtlStubborn => &[

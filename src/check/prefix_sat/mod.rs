@@ -24,7 +24,7 @@ mod occurrence;
 mod sum;
 
 use super::{Bound, Search};
-use crate::explore::contextual::{ContextualPrefix, self};
+use crate::explore::contextual::{self, ContextualPrefix};
 use crate::explore::limits::{Limits, StopReason};
 use crate::explore::prefix::{self, NotSafe, Order, Prefix, PrefixOptions};
 use crate::model::net::{Net, PlaceIdx, TransIdx};

@@ -18,8 +18,10 @@
 
 use rustc_hash::FxHashSet;
 
+use super::Observer;
 use super::cutoffs::LeastEntry;
 use super::explorer::Explorer;
+use super::observe::Visit;
 use super::options::{Cache, Pick};
 use super::outcome::UdporProgress;
 use crate::explore::limits::{Limits, StopReason};
@@ -54,7 +56,11 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
         &mut self,
         limits: &Limits,
         progress: &mut dyn FnMut(UdporProgress),
+        mut observer: Option<Observer<'_>>,
     ) -> Result<(), Overflow> {
+        if self.observe(&mut observer).is_break() {
+            return Ok(());
+        }
         if self.opts.cutoffs.is_some() {
             self.least_bytes += (self.words * 8 + 64) as u64;
             self.least
@@ -270,6 +276,9 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
                         // A limit struck while extending: en(C ∪ {e}) is partial, stop here.
                         return Ok(());
                     }
+                    if observer.is_some() && self.observe(&mut observer).is_break() {
+                        return Ok(());
+                    }
                     frames.push(Frame {
                         a: rest,
                         stage: Stage::Start,
@@ -306,6 +315,23 @@ impl<'s, S: System + ?Sized> Explorer<'s, S> {
             }
         }
         Ok(())
+    }
+
+    /// Shows `C` to the observer, if there is one; notes when it stops the run.
+    fn observe(&mut self, observer: &mut Option<Observer<'_>>) -> std::ops::ControlFlow<()> {
+        let Some(observer) = observer else {
+            return std::ops::ControlFlow::Continue(());
+        };
+        let visit = Visit {
+            state: &self.state,
+            events: &self.c,
+            store: &self.store,
+        };
+        let flow = observer(&visit);
+        if flow.is_break() {
+            self.stats.halted = true;
+        }
+        flow
     }
 
     /// Pops the top frame, keeping its list for a frame to come.

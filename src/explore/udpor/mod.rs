@@ -57,7 +57,8 @@
 //! - `cache`: Remove and the cache `G`, and the samples of `|U|` and `|G|`;
 //! - `cutoffs`: the cutoff verdict of a new event;
 //! - `enabled`: `en(C)` for every prefix of `C`;
-//! - `options` and `outcome`: what goes in and what comes out.
+//! - `options` and `outcome`: what goes in and what comes out;
+//! - `observe`: what an observer of the exploration sees ([`explore_observed`]).
 
 mod alternatives;
 mod cache;
@@ -71,14 +72,21 @@ mod extend;
 mod guards;
 mod history_search;
 mod immediate_conflicts;
+mod observe;
 mod options;
 mod outcome;
 
 use self::explorer::Explorer;
+pub use self::observe::Visit;
 pub use self::options::{Cache, ClassBitsets, Pick, UdporOptions};
 pub use self::outcome::{ExploredEvent, UdporOutcome, UdporProgress, UdporStats};
 use super::limits::Limits;
 use crate::system::{Overflow, System};
+use std::ops::ControlFlow;
+
+/// What watches an exploration: called at every configuration visited (see [`Visit`]);
+/// `Break` stops the exploration (its statistics then say `halted`).
+pub type Observer<'o> = &'o mut dyn FnMut(&Visit<'_>) -> ControlFlow<()>;
 
 /// Explores every maximal configuration of the unfolding of `sys`.
 pub fn explore<S: System + ?Sized>(
@@ -100,11 +108,34 @@ pub fn explore_with_events<S: System + ?Sized>(
     progress: &mut dyn FnMut(UdporProgress),
     with_events: Option<usize>,
 ) -> Result<UdporOutcome, Overflow> {
+    explore_inner(sys, opts, limits, progress, with_events, None)
+}
+
+/// Like [`explore`], with `observer` shown every configuration visited (the initial one first,
+/// then one per event added, see [`Visit`]), which may stop the exploration.
+pub fn explore_observed<S: System + ?Sized>(
+    sys: &S,
+    opts: &UdporOptions,
+    limits: &Limits,
+    progress: &mut dyn FnMut(UdporProgress),
+    observer: Observer<'_>,
+) -> Result<UdporStats, Overflow> {
+    Ok(explore_inner(sys, opts, limits, progress, None, Some(observer))?.stats)
+}
+
+fn explore_inner<S: System + ?Sized>(
+    sys: &S,
+    opts: &UdporOptions,
+    limits: &Limits,
+    progress: &mut dyn FnMut(UdporProgress),
+    with_events: Option<usize>,
+    observer: Option<Observer<'_>>,
+) -> Result<UdporOutcome, Overflow> {
     let start = std::time::Instant::now();
     let mut x = Explorer::new(sys, opts.clone());
     x.limits = limits.clone();
     x.record_conflicts = with_events;
-    x.run(limits, progress)?;
+    x.run(limits, progress, observer)?;
     if x.first_descent {
         // Stopped before the first pop (or a single descent): U is every event stored.
         x.note_u_of_first_descent();

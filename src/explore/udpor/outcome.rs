@@ -82,6 +82,8 @@ pub struct UdporStats {
     pub deadlock_states: Option<FxHashSet<Vec<u64>>>,
     /// Why the run stopped early, if it did.
     pub stopped: Option<StopReason>,
+    /// Whether the observer of [`explore_observed`](super::explore_observed) stopped the run.
+    pub halted: bool,
     /// Events built, rebuilds after eviction included (`events` counts each once).
     pub event_creations: u64,
     /// Extensions found again in memory (in `U` or the cache `G`) instead of being built.
@@ -103,7 +105,7 @@ pub struct UdporStats {
 impl UdporStats {
     /// Whether every maximal configuration was explored.
     pub fn complete(&self) -> bool {
-        self.stopped.is_none() && self.depth_cut == 0
+        self.stopped.is_none() && self.depth_cut == 0 && !self.halted
     }
 }
 
