@@ -21,7 +21,7 @@ use crate::explore::reach::reach_net;
 use crate::explore::udpor::{self, UdporOptions};
 use crate::model::net::Net;
 use crate::model::net_system::NetSystem;
-use crate::property::{Names, Query};
+use crate::property::{Names, Query, refusal};
 use crate::structural::reduce::{Preserve, reduce_with};
 use crate::structural::{self, Facts};
 use crate::system::Overflow;
@@ -160,11 +160,11 @@ pub fn examine_with(
             let logic = Logic::Ltl {
                 reduce: options.reduce,
             };
-            answer.stopped = properties(&mut answer, net, formulas, limits, logic)?;
+            answer.stopped = properties(&mut answer, exam, net, formulas, limits, logic)?;
             return Ok(answer);
         }
         Examination::CtlCardinality | Examination::CtlFireability => {
-            answer.stopped = properties(&mut answer, net, formulas, limits, Logic::Ctl)?;
+            answer.stopped = properties(&mut answer, exam, net, formulas, limits, Logic::Ctl)?;
             return Ok(answer);
         }
     };
@@ -296,10 +296,13 @@ enum Logic {
     Ctl,
 }
 
-/// A formula examination: one line per formula, `CANNOT_COMPUTE` for the undecided ones and
-/// for those whose names do not resolve against the net.
+/// A formula examination: one line per formula, `CANNOT_COMPUTE` for the undecided ones, for
+/// those whose names do not resolve against the net, and for those not written in the
+/// examination's temporal logic (an LTL formula in a CTL examination: its answer would be
+/// one of another question; the note says where and why).
 fn properties(
     answer: &mut Answer,
+    exam: Examination,
     net: &Net,
     formulas: &[Query],
     limits: &Limits,
@@ -308,6 +311,11 @@ fn properties(
     let names = Names::of(net);
     let mut resolved = Vec::with_capacity(formulas.len());
     for q in formulas {
+        if let Some(e) = exam.logic().and_then(|l| refusal(q, l)) {
+            let file = exam.formula_file().unwrap_or_default();
+            answer.note(format!("{}: {file}:{e}", q.id));
+            continue;
+        }
         match names.resolve(q) {
             Ok(r) => resolved.push(r),
             Err(e) => answer.note(format!("{}: {e}", q.id)),

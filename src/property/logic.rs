@@ -19,7 +19,7 @@
 //!   is refused.
 
 use super::load::ReadError;
-use super::syntax::{Ask, Form, Property, Spans};
+use super::syntax::{Ask, Form, Property};
 
 /// The logic a file or an examination expects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ impl Logic {
 }
 
 /// The error, at the line and column of the offending node, when the formula of `q` is not of
-/// `logic` (positions from [`Property::spans`]; 0:0 when the property was not read from a
+/// `logic` (positions from [`Property::spans`](super::syntax::Property::spans); 0:0 when the property was not read from a
 /// text). Place bounds are of every logic.
 pub fn refusal<P, T>(q: &Property<P, T>, logic: Logic) -> Option<ReadError> {
     let Ask::Holds(f) = &q.ask else {
@@ -64,17 +64,21 @@ pub fn refusal<P, T>(q: &Property<P, T>, logic: Logic) -> Option<ReadError> {
     if f.is_state() {
         return None;
     }
+    const LTL: &str = "LTL has one path quantifier, at the top (nested quantifiers are CTL)";
+    const CTL: &str = "in CTL every temporal operator is (A G F p is LTL, A G E F p is CTL)";
     match logic {
-        Logic::Ltl => ltl(f).map(error),
-        Logic::Ctl => ctl_state(f, 0).map(error),
+        Logic::Ltl => ltl(f).map(|(at, why)| error((at, format!("not LTL: {why}; {LTL}")))),
+        Logic::Ctl => {
+            ctl_state(f, 0).map(|(at, why)| error((at, format!("not CTL: {why}; {CTL}"))))
+        }
         Logic::Any => {
             let (as_ltl, as_ctl) = (ltl(f)?, ctl_state(f, 0)?);
             let (line, column) = q.spans.at(as_ltl.0);
             Some(error((
                 as_ctl.0,
                 format!(
-                    "neither LTL nor CTL (the engines decide those): as CTL, {}; as LTL, at \
-                     {line}:{column}, {}",
+                    "neither LTL nor CTL, the logics checked: as CTL, {}; as LTL, {} (at \
+                     {line}:{column})",
                     as_ctl.1, as_ltl.1
                 ),
             )))
@@ -97,7 +101,8 @@ fn operands<P, T>(f: &Form<P, T>) -> Vec<&Form<P, T>> {
     }
 }
 
-/// The number of Boolean nodes of `f` (what [`Spans`] has one position for).
+/// The number of Boolean nodes of `f` (what [`Spans`](super::syntax::Spans) has one position
+/// for).
 pub(crate) fn size<P, T>(f: &Form<P, T>) -> usize {
     1 + operands(f).into_iter().map(size).sum::<usize>()
 }
@@ -171,23 +176,13 @@ fn ltl<P, T>(f: &Form<P, T>) -> Option<(usize, String)> {
         return Some((
             node,
             format!(
-                "not LTL: an LTL formula is one path quantifier (A) over a path formula, \
-                 found {} over formulas with quantifiers of their own (CTL)",
+                "{} over formulas with path quantifiers of their own",
                 operator(top)
             ),
         ));
     }
     let (body, at) = numbered(top, node)[0];
-    first_quantifier(body, at).map(|(q, at)| {
-        (
-            at,
-            format!(
-                "not LTL: {} inside a path formula; LTL has one path quantifier, at the top \
-                 (nested quantifiers are CTL)",
-                operator(q)
-            ),
-        )
-    })
+    first_quantifier(body, at).map(|(q, at)| (at, format!("{} inside a path formula", operator(q))))
 }
 
 /// The first path quantifier of `f` (node `node`) in pre-order, and its index.
@@ -209,11 +204,7 @@ fn ctl_state<P, T>(f: &Form<P, T>, node: usize) -> Option<(usize, String)> {
         Form::Exists(p) | Form::All(p) => ctl_path(p, node + 1),
         _ if is_temporal(f) => Some((
             node,
-            format!(
-                "not CTL: {} not right after a path quantifier; in CTL every temporal \
-                 operator is (A G F p is LTL, A G E F p is CTL)",
-                operator(f)
-            ),
+            format!("{} not right after a path quantifier", operator(f)),
         )),
         _ => numbered(f, node)
             .into_iter()
@@ -286,7 +277,10 @@ mod tests {
         let e = refused("A (G (E F deadlock))", Logic::Ltl).unwrap();
         assert!(e.starts_with("1:7: not LTL: E (exists-path) inside"), "{e}");
         let e = refused("AF deadlock && AG !deadlock", Logic::Ltl).unwrap();
-        assert!(e.starts_with("1:1: not LTL: an LTL formula is one"), "{e}");
+        assert!(
+            e.starts_with("1:1: not LTL: && (conjunction) over formulas"),
+            "{e}"
+        );
         let e = refused("!!(AF deadlock || true)", Logic::Ltl).unwrap();
         assert!(e.starts_with("1:4: not LTL"), "{e}");
     }
@@ -327,7 +321,7 @@ mod tests {
         let e = refused("A (F deadlock && E G deadlock)", Logic::Any).unwrap();
         assert!(
             e.starts_with("1:4: neither LTL nor CTL")
-                && e.contains("as LTL, at 1:18, not LTL: E (exists-path)"),
+                && e.contains("as LTL, E (exists-path) inside a path formula (at 1:18)"),
             "{e}"
         );
     }
