@@ -13,7 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use proptest::prelude::*;
-use unfold::check::ltl::{self, Deadlocks, Lasso, LtlOptions};
+use unfold::check::ltl::{self, Deadlocks, Lasso, LassoShape, LtlOptions};
 use unfold::explore::limits::Limits;
 use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
 use unfold::property::syntax::ResolvedFormula;
@@ -468,27 +468,37 @@ fn agree(net: &Net, body: &ResolvedFormula, existential: bool, stubborn: bool) {
         Form::All(Box::new(body.clone()))
     };
     let limits = Limits::new(Some(Duration::from_secs(20)), None);
-    let options = LtlOptions {
-        stubborn,
-        deadlocks: Deadlocks::Stutter,
-    };
-    let out = ltl::check(net, &f, &limits, options).unwrap();
-    assert_eq!(out.verdict, Some(want), "{f:?} on {net:?}");
-    if let Some(lasso) = &out.counterexample {
-        let (states, back) = replay(net, lasso).expect("the lasso replays");
-        let mut atoms = Vec::new();
-        let o = oracle_formula(body, &mut atoms);
-        let values: Vec<Vec<bool>> = states
-            .iter()
-            .map(|m| atoms.iter().map(|a| state_holds(net, a, m)).collect())
-            .collect();
-        // A counterexample of `A φ` violates φ; a witness of `E φ` satisfies it.
-        assert_eq!(lasso_holds(&o, &values, back), existential, "{lasso:?}");
-    } else {
-        assert!(
-            want != existential,
-            "a decided violation comes with its lasso"
-        );
+    // The lasso rebuilt short, and the one the search found: both replay and decide, and the
+    // short one (its cycle exact on nets this small) is never longer.
+    let mut lengths = Vec::new();
+    for lasso_shape in [LassoShape::Shortest, LassoShape::AsFound] {
+        let options = LtlOptions {
+            stubborn,
+            deadlocks: Deadlocks::Stutter,
+            lasso: lasso_shape,
+        };
+        let out = ltl::check(net, &f, &limits, options).unwrap();
+        assert_eq!(out.verdict, Some(want), "{f:?} on {net:?}");
+        if let Some(lasso) = &out.counterexample {
+            let (states, back) = replay(net, lasso).expect("the lasso replays");
+            let mut atoms = Vec::new();
+            let o = oracle_formula(body, &mut atoms);
+            let values: Vec<Vec<bool>> = states
+                .iter()
+                .map(|m| atoms.iter().map(|a| state_holds(net, a, m)).collect())
+                .collect();
+            // A counterexample of `A φ` violates φ; a witness of `E φ` satisfies it.
+            assert_eq!(lasso_holds(&o, &values, back), existential, "{lasso:?}");
+            lengths.push(lasso.prefix.len() + lasso.cycle.len());
+        } else {
+            assert!(
+                want != existential,
+                "a decided violation comes with its lasso"
+            );
+        }
+    }
+    if let [short, found] = lengths[..] {
+        assert!(short <= found, "{short} > {found}: {f:?} on {net:?}");
     }
 }
 
@@ -552,6 +562,7 @@ fn verdict(net: &Net, text: &str, deadlocks: Deadlocks) -> Option<bool> {
     let options = LtlOptions {
         stubborn: false,
         deadlocks,
+        ..LtlOptions::default()
     };
     ltl::check(net, f, &limits, options).unwrap().verdict
 }

@@ -22,6 +22,7 @@ use crate::model::net::{Net, TransIdx};
 use crate::model::net_system::NetSystem;
 use crate::property::syntax::ResolvedFormula;
 use crate::system::Overflow;
+pub use product::LassoShape;
 use product::{Emptiness, Search};
 
 /// How to check.
@@ -31,6 +32,8 @@ pub struct LtlOptions {
     pub stubborn: bool,
     /// How paths ending in a deadlock are read.
     pub deadlocks: Deadlocks,
+    /// Which counterexample: a short lasso rebuilt after the search, or the one it found.
+    pub lasso: LassoShape,
 }
 
 impl Default for LtlOptions {
@@ -38,6 +41,7 @@ impl Default for LtlOptions {
         LtlOptions {
             stubborn: true,
             deadlocks: Deadlocks::Stutter,
+            lasso: LassoShape::Shortest,
         }
     }
 }
@@ -134,7 +138,8 @@ pub fn check_question(
     outcome.stubborn = use_stubborn;
     let stub = use_stubborn.then(|| stubborn::Stubborn::new(net, &q.atoms));
     let (result, _) = NetSystem::new(net).retry_widened(|sys| {
-        let mut search = Search::new(sys, &aut, &q.atoms, options.deadlocks, stub.as_ref());
+        let mut search = Search::new(sys, &aut, &q.atoms, options.deadlocks, stub.as_ref())
+            .with_lasso(options.lasso);
         let r = search.run(limits)?;
         Ok((r, search.counts()))
     })?;
