@@ -56,6 +56,21 @@ pub struct Lasso {
     pub cycle: Vec<TransIdx>,
 }
 
+impl Lasso {
+    /// The same run with the cycle started earlier while the prefix ends with the cycle's last
+    /// transition: `p t (c t)^ω` is `p (t c)^ω`. The product's lasso often has such a tail: the
+    /// automaton reads a marking one step late, so the stem goes one lap into the cycle. The
+    /// cycle still returns to its marking: firing `t` is injective (the marking before is the
+    /// one after minus `t`'s effect), so the marking before the prefix's `t` is the one before
+    /// the cycle's.
+    pub fn roll_back(&mut self) {
+        while !self.cycle.is_empty() && self.prefix.last() == self.cycle.last() {
+            self.prefix.pop();
+            self.cycle.rotate_right(1);
+        }
+    }
+}
+
 /// What the LTL engine found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LtlOutcome {
@@ -150,10 +165,14 @@ pub fn check_question(
         Emptiness::Empty => outcome.verdict = Some(q.answer(true)),
         Emptiness::Accepted(prefix, cycle) => {
             outcome.verdict = Some(q.answer(false));
-            outcome.counterexample = Some(Lasso {
+            let mut lasso = Lasso {
                 prefix: prefix.into_iter().flatten().collect(),
                 cycle: cycle.into_iter().flatten().collect(),
-            });
+            };
+            if options.lasso == LassoShape::Shortest {
+                lasso.roll_back();
+            }
+            outcome.counterexample = Some(lasso);
         }
         Emptiness::Stopped(r) => outcome.stopped = Some(r),
     }

@@ -44,7 +44,10 @@ pub enum LassoShape {
     /// [`LassoShape::AsFound`]'s when the cycle is exact. Minimal are the stem (to its end
     /// state) and the cycle (through its start state); their sum and the choice of the
     /// component are not minimised: a shorter lasso may go through states the search did not
-    /// visit, start its cycle elsewhere, or end in another accepting component.
+    /// visit, start its cycle elsewhere, or end in another accepting component. The run is
+    /// then shortened once more by starting the cycle earlier where the stem ends with the
+    /// cycle's last transition ([`super::Lasso::roll_back`]: the product's stem often goes
+    /// one lap into the cycle).
     #[default]
     Shortest,
     /// The depth-first search path at the moment the component was found, then the cycle
