@@ -664,13 +664,13 @@ fn lassos_are_rebuilt_short() {
     let mut b = NetBuilder::new("detour");
     let start = b.add_place("start", None, 1).unwrap();
     let chain: Vec<_> = (0..K)
-        .map(|i| b.add_place(&format!("c{i}"), None, 0).unwrap())
+        .map(|i| b.add_place(format!("c{i}"), None, 0).unwrap())
         .collect();
     let goal = b.add_place("goal", None, 0).unwrap();
     // The long way first: the search tries transitions in their order.
     let mut from = start;
     for (i, &c) in chain.iter().enumerate() {
-        let t = b.add_transition(&format!("long{i}"), None).unwrap();
+        let t = b.add_transition(format!("long{i}"), None).unwrap();
         b.add_arc(from, t, ArcKind::Input, 1).unwrap();
         b.add_arc(c, t, ArcKind::Output, 1).unwrap();
         from = c;

@@ -603,7 +603,7 @@ impl<'a, 'n> Search<'a, 'n> {
                 continue;
             }
             pops = pops.wrapping_add(1);
-            if pops % 256 == 0 && limits.check_time().is_err() {
+            if pops.is_multiple_of(256) && limits.check_time().is_err() {
                 return None;
             }
             if goal(n) {
