@@ -33,15 +33,17 @@ pub type Step = Option<TransIdx>;
 /// Which lasso the search returns for an accepting component.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LassoShape {
-    /// The stem is a shortest path from the initial state to the component, among the
-    /// product states the search visited (every edge of the full product between them: a
-    /// run of the net); the cycle starts and ends at the stem's last state, stays in the
-    /// component, and is a shortest such cycle through every acceptance set (a breadth-first
-    /// search over the state and the sets met so far; when the component times 2 to the
-    /// number of sets exceeds [`EXACT_CYCLE_LIMIT`], the shortest path to each missing set in
-    /// turn, then back). The same is built with the cycle at the state on top of the search
-    /// path, and the lasso with fewer transitions kept: so it is never longer than
-    /// [`LassoShape::AsFound`]'s when the cycle is exact. Minimal are the stem (to its end
+    /// "Shortest" counts transitions (a deadlock's stutter counts nothing). The stem is a
+    /// shortest path from the initial state to the component, among the product states the
+    /// search visited (every edge of the full product between them: a run of the net); the
+    /// cycle starts and ends at the stem's last state, stays in the component, and is a
+    /// shortest such cycle through every acceptance set (a breadth-first search over the
+    /// state and the sets met so far; when the component times 2 to the number of sets
+    /// exceeds [`EXACT_CYCLE_LIMIT`], the shortest path to each missing set in turn, then
+    /// back). The same is built with the cycle at the state on top of the search path, and
+    /// the lasso with fewer transitions kept: so it is never longer than
+    /// [`LassoShape::AsFound`]'s (whose stem is a path to that state, and whose cycle is the
+    /// one by sets from it). Minimal are the stem (to its end
     /// state) and the cycle (through its start state); their sum and the choice of the
     /// component are not minimised: a shorter lasso may go through states the search did not
     /// visit, start its cycle elsewhere, or end in another accepting component. The run is
@@ -480,8 +482,9 @@ impl<'a, 'n> Search<'a, 'n> {
     /// search number `root` and which has `size` states, `top` the state on top of the search
     /// path: of the two lassos whose cycle starts at the end of a shortest stem to the
     /// component, or at `top` (after a shortest stem to it), the one with fewer transitions.
-    /// With an exact cycle, the second is never longer than the lasso as found (the search
-    /// path is a path to `top`, and the cycle as found one through every set from `top`).
+    /// The second is never longer than the lasso as found: the search path is a path to
+    /// `top`, and the cycle as found is [`Search::cycle_by_sets`] from `top` (which an exact
+    /// cycle is not longer than).
     /// `None` if a limit stopped a search (the caller then returns the lasso as found).
     fn shortest_lasso(
         &mut self,
