@@ -13,7 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use proptest::prelude::*;
-use unfold::check::ltl::{self, Deadlocks, Lasso, LtlOptions};
+use unfold::check::ltl::{self, Deadlocks, Lasso, LassoShape, LtlOptions};
 use unfold::explore::limits::Limits;
 use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
 use unfold::property::syntax::ResolvedFormula;
@@ -468,27 +468,37 @@ fn agree(net: &Net, body: &ResolvedFormula, existential: bool, stubborn: bool) {
         Form::All(Box::new(body.clone()))
     };
     let limits = Limits::new(Some(Duration::from_secs(20)), None);
-    let options = LtlOptions {
-        stubborn,
-        deadlocks: Deadlocks::Stutter,
-    };
-    let out = ltl::check(net, &f, &limits, options).unwrap();
-    assert_eq!(out.verdict, Some(want), "{f:?} on {net:?}");
-    if let Some(lasso) = &out.counterexample {
-        let (states, back) = replay(net, lasso).expect("the lasso replays");
-        let mut atoms = Vec::new();
-        let o = oracle_formula(body, &mut atoms);
-        let values: Vec<Vec<bool>> = states
-            .iter()
-            .map(|m| atoms.iter().map(|a| state_holds(net, a, m)).collect())
-            .collect();
-        // A counterexample of `A φ` violates φ; a witness of `E φ` satisfies it.
-        assert_eq!(lasso_holds(&o, &values, back), existential, "{lasso:?}");
-    } else {
-        assert!(
-            want != existential,
-            "a decided violation comes with its lasso"
-        );
+    // The lasso rebuilt short, and the one the search found: both replay and decide, and the
+    // short one (its cycle exact on nets this small) is never longer.
+    let mut lengths = Vec::new();
+    for lasso_shape in [LassoShape::Shortest, LassoShape::AsFound] {
+        let options = LtlOptions {
+            stubborn,
+            deadlocks: Deadlocks::Stutter,
+            lasso: lasso_shape,
+        };
+        let out = ltl::check(net, &f, &limits, options).unwrap();
+        assert_eq!(out.verdict, Some(want), "{f:?} on {net:?}");
+        if let Some(lasso) = &out.counterexample {
+            let (states, back) = replay(net, lasso).expect("the lasso replays");
+            let mut atoms = Vec::new();
+            let o = oracle_formula(body, &mut atoms);
+            let values: Vec<Vec<bool>> = states
+                .iter()
+                .map(|m| atoms.iter().map(|a| state_holds(net, a, m)).collect())
+                .collect();
+            // A counterexample of `A φ` violates φ; a witness of `E φ` satisfies it.
+            assert_eq!(lasso_holds(&o, &values, back), existential, "{lasso:?}");
+            lengths.push(lasso.prefix.len() + lasso.cycle.len());
+        } else {
+            assert!(
+                want != existential,
+                "a decided violation comes with its lasso"
+            );
+        }
+    }
+    if let [short, found] = lengths[..] {
+        assert!(short <= found, "{short} > {found}: {f:?} on {net:?}");
     }
 }
 
@@ -552,6 +562,7 @@ fn verdict(net: &Net, text: &str, deadlocks: Deadlocks) -> Option<bool> {
     let options = LtlOptions {
         stubborn: false,
         deadlocks,
+        ..LtlOptions::default()
     };
     ltl::check(net, f, &limits, options).unwrap().verdict
 }
@@ -642,4 +653,61 @@ fn lassos_replay() {
     let (states, _) = replay(&net, &lasso).unwrap();
     assert!(states.iter().any(|m| m[1] == 1));
     let _: &[TransIdx] = &lasso.prefix;
+}
+
+/// The lasso is rebuilt short: a net where the first transition the search tries leads to the
+/// violation by a chain of `K` steps and the second in one step; the shortest lasso is the
+/// one step and the self-loop (two transitions), the lasso as found goes down the chain.
+#[test]
+fn lassos_are_rebuilt_short() {
+    const K: usize = 10;
+    let mut b = NetBuilder::new("detour");
+    let start = b.add_place("start", None, 1).unwrap();
+    let chain: Vec<_> = (0..K)
+        .map(|i| b.add_place(format!("c{i}"), None, 0).unwrap())
+        .collect();
+    let goal = b.add_place("goal", None, 0).unwrap();
+    // The long way first: the search tries transitions in their order.
+    let mut from = start;
+    for (i, &c) in chain.iter().enumerate() {
+        let t = b.add_transition(format!("long{i}"), None).unwrap();
+        b.add_arc(from, t, ArcKind::Input, 1).unwrap();
+        b.add_arc(c, t, ArcKind::Output, 1).unwrap();
+        from = c;
+    }
+    let last = b.add_transition("enter", None).unwrap();
+    b.add_arc(from, last, ArcKind::Input, 1).unwrap();
+    b.add_arc(goal, last, ArcKind::Output, 1).unwrap();
+    let short = b.add_transition("short", None).unwrap();
+    b.add_arc(start, short, ArcKind::Input, 1).unwrap();
+    b.add_arc(goal, short, ArcKind::Output, 1).unwrap();
+    let spin = b.add_transition("spin", None).unwrap();
+    b.add_arc(goal, spin, ArcKind::Input, 1).unwrap();
+    b.add_arc(goal, spin, ArcKind::Output, 1).unwrap();
+    let net = b.finish();
+    // `A G tokens(goal) == 0`: violated by every run that reaches `goal`.
+    let f = Form::All(Box::new(Form::Globally(Box::new(Form::Compare(
+        IntExpr::Tokens(vec![goal]),
+        Cmp::Eq,
+        IntExpr::Const(0),
+    )))));
+    let limits = Limits::new(None, None);
+    let lasso = |lasso, stubborn| {
+        let options = LtlOptions {
+            lasso,
+            stubborn,
+            ..LtlOptions::default()
+        };
+        let out = ltl::check(&net, &f, &limits, options).unwrap();
+        assert_eq!(out.verdict, Some(false));
+        let l = out.counterexample.unwrap();
+        replay(&net, &l).expect("the lasso replays");
+        l
+    };
+    for stubborn in [false, true] {
+        let found = lasso(LassoShape::AsFound, stubborn);
+        assert!(found.prefix.len() > K, "{found:?}");
+        let short = lasso(LassoShape::Shortest, stubborn);
+        assert_eq!(short.prefix.len() + short.cycle.len(), 2, "{short:?}");
+    }
 }

@@ -132,6 +132,7 @@ fn query(net: &Net, shape: usize, p: &(Vec<(Atom, bool)>, bool), bound: &[usize]
     ResolvedQuery {
         id: format!("q{shape}"),
         ask,
+        spans: Default::default(),
     }
 }
 
@@ -434,14 +435,17 @@ fn next_and_deadlock_stay_on_the_given_net() {
         ResolvedQuery {
             id: "reach".into(),
             ask: Ask::Holds(ef(marked(2))),
+            spans: Default::default(),
         },
         ResolvedQuery {
             id: "next".into(),
             ask: Ask::Holds(Form::All(Box::new(Form::Next(Box::new(marked(1)))))),
+            spans: Default::default(),
         },
         ResolvedQuery {
             id: "dead".into(),
             ask: Ask::Holds(ef(Form::And(vec![Form::Deadlock, marked(2)]))),
+            spans: Default::default(),
         },
     ];
     let limits = Limits::new(Some(Duration::from_secs(20)), None);

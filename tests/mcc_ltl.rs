@@ -138,6 +138,7 @@ fn deadlocks_stutter_on_the_contests_answers() {
             let options = LtlOptions {
                 stubborn: false,
                 deadlocks,
+                ..LtlOptions::default()
             };
             ltl::check(&net, f, &limits, options).unwrap().verdict
         };

@@ -298,6 +298,7 @@ fn map_query(q: &ResolvedQuery, r: &Reduction) -> Option<ResolvedQuery> {
     Some(ResolvedQuery {
         id: q.id.clone(),
         ask,
+        spans: q.spans.clone(),
     })
 }
 

@@ -1,4 +1,4 @@
-//! `unfold check`: properties of a net (`--formula`, `--formulas`: reachability and LTL
+//! `unfold check`: properties of a net (`--formula`, `--formulas`: reachability, LTL and CTL
 //! formulas and place bounds, one line per property), or the brute-force oracles, every maximal run
 //! enumerated (`--brute`) or runs and traces counted over the states (`--count`).
 
@@ -16,12 +16,13 @@ use super::shared::{
 use unfold::check::{self, ltl::LtlOptions, run::CheckOptions, run::EngineChoice};
 use unfold::explore::brute::{BruteOptions, BruteProgress};
 use unfold::explore::traces::TraceProgress;
+use unfold::mcc::Examination;
 use unfold::model::net::Net;
 use unfold::model::net_system::NetSystem;
 use unfold::model::program_system::ProgramSystem;
 use unfold::modes::{brute, properties};
 use unfold::property::load::{load, parse_cli_formula};
-use unfold::property::{Names, Query};
+use unfold::property::{Logic, Names, Query, refusal};
 use unfold::report::progress::Progress;
 
 /// `unfold check`.
@@ -40,6 +41,12 @@ pub struct CheckArgs {
     /// Which engines decide the properties.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
+    /// The temporal logic the formulas must be written in; a formula outside it is refused at
+    /// its offending operator. `auto`: the logic of the contest's examination when the file
+    /// of `--formulas` has its name (`CTLCardinality.xml` is CTL, `LTLFireability.xml` LTL),
+    /// else either. Under `ctl`, a formula that is both (`A X φ`) is read as CTL.
+    #[arg(long, value_enum, default_value_t = LogicArg::Auto)]
+    pub logic: LogicArg,
     /// Print a witness run under each property that has one (for an LTL formula, the lasso
     /// that violates it: a run, then a cycle repeated forever).
     #[arg(long)]
@@ -101,18 +108,56 @@ impl From<EngineArg> for EngineChoice {
     }
 }
 
+/// The logics of `--logic`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogicArg {
+    /// The examination's logic for a contest's formula file, else either.
+    Auto,
+    /// A state predicate, an LTL or a CTL formula.
+    Any,
+    /// LTL: one path quantifier, at the top.
+    Ltl,
+    /// CTL: a path quantifier right before every temporal operator.
+    Ctl,
+}
+
+/// The logic the formulas must be written in.
+fn logic(args: &CheckArgs) -> Logic {
+    match args.logic {
+        LogicArg::Any => Logic::Any,
+        LogicArg::Ltl => Logic::Ltl,
+        LogicArg::Ctl => Logic::Ctl,
+        LogicArg::Auto => args
+            .formulas
+            .as_deref()
+            .and_then(|p| p.file_name()?.to_str())
+            .and_then(Examination::of_formula_file)
+            .and_then(Examination::logic)
+            .unwrap_or(Logic::Any),
+    }
+}
+
 /// Reads the properties of `--formula` and `--formulas`, each with where it was read (for
-/// the errors of name resolution).
-fn read_properties(args: &CheckArgs) -> Result<Vec<(Query, String)>> {
+/// the errors of name resolution); a formula outside `logic` is an error at its offending
+/// operator.
+fn read_properties(args: &CheckArgs, logic: Logic) -> Result<Vec<(Query, String)>> {
     let mut queries = Vec::new();
     for (i, text) in args.formula.iter().enumerate() {
         let source = format!("--formula '{text}'");
         let q = parse_cli_formula(text, i + 1).map_err(|e| anyhow!("{source}: {e}"))?;
+        if let Some(e) = refusal(&q, logic) {
+            return Err(anyhow!("{source}: {e}"));
+        }
         queries.push((q, source));
     }
     if let Some(path) = &args.formulas {
         let source = path.display().to_string();
-        queries.extend(load(path)?.into_iter().map(|q| (q, source.clone())));
+        for q in load(path)? {
+            if let Some(e) = refusal(&q, logic) {
+                return Err(anyhow!("{source}:{e} (property {})", q.id));
+            }
+            queries.push((q, source.clone()));
+        }
     }
     Ok(queries)
 }
@@ -120,7 +165,8 @@ fn read_properties(args: &CheckArgs) -> Result<Vec<(Query, String)>> {
 /// Checks the properties of `--formula` and `--formulas` on the net.
 fn properties(args: &CheckArgs, watchdog: &Watchdog, net: &Net) -> Result<Outcome> {
     let names = Names::of(net);
-    let resolved = read_properties(args)?
+    let logic = logic(args);
+    let resolved = read_properties(args, logic)?
         .iter()
         .map(|(q, source)| {
             names
@@ -138,7 +184,10 @@ fn properties(args: &CheckArgs, watchdog: &Watchdog, net: &Net) -> Result<Outcom
         read_arcs: args.read_arcs.into(),
     };
     let overflow = |overflow| anyhow!("{}: {overflow}", args.file.display());
-    let answers = if args.no_reduce {
+    let answers = if logic == Logic::Ctl {
+        // CTL is not preserved by the reductions; `A X φ` is read as CTL reads it.
+        check::run::check_ctl(net, &resolved, args.engine.into(), &limits).map_err(overflow)?
+    } else if args.no_reduce {
         check::run::check_with(net, &resolved, args.engine.into(), &limits, options)
             .map_err(overflow)?
     } else {

@@ -119,6 +119,24 @@ impl Examination {
         }
     }
 
+    /// The temporal logic of the examination's formulas (the LTL and CTL examinations), which
+    /// a formula of its file must be written in ([`crate::property::logic`]).
+    pub fn logic(self) -> Option<crate::property::Logic> {
+        use crate::property::Logic;
+        match self {
+            Examination::LtlCardinality | Examination::LtlFireability => Some(Logic::Ltl),
+            Examination::CtlCardinality | Examination::CtlFireability => Some(Logic::Ctl),
+            _ => None,
+        }
+    }
+
+    /// The examination whose formula file has this name (`CTLFireability.xml`), if one has.
+    pub fn of_formula_file(name: &str) -> Option<Examination> {
+        Examination::ALL
+            .into_iter()
+            .find(|e| e.formula_file().as_deref() == Some(name))
+    }
+
     /// The examination of a contest name; `None` for unknown names.
     pub fn from_name(name: &str) -> Option<Examination> {
         Examination::ALL.into_iter().find(|e| e.name() == name)

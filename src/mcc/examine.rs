@@ -10,7 +10,7 @@ use super::answer::{
 };
 use crate::check;
 use crate::check::global::{Early, Method};
-use crate::check::ltl::LtlOptions;
+use crate::check::ltl::{LassoShape, LtlOptions};
 use crate::check::run::{Engine, EngineChoice, Unknown, Value};
 use crate::explore::global::{self, GlobalOptions, GlobalRun, Property};
 use crate::explore::limits::{Limits, StopReason};
@@ -19,7 +19,7 @@ use crate::explore::reach::explore_net;
 use crate::explore::udpor::{self, UdporOptions};
 use crate::model::net::Net;
 use crate::model::net_system::NetSystem;
-use crate::property::{Names, Query};
+use crate::property::{Names, Query, refusal};
 use crate::structural::reduce::{Preserve, reduce_with};
 use crate::structural::{self, Facts};
 use crate::system::Overflow;
@@ -156,11 +156,11 @@ pub fn examine_with(
             let logic = Logic::Ltl {
                 reduce: options.reduce,
             };
-            answer.stopped = properties(&mut answer, net, formulas, limits, logic)?;
+            answer.stopped = properties(&mut answer, exam, net, formulas, limits, logic)?;
             return Ok(answer);
         }
         Examination::CtlCardinality | Examination::CtlFireability => {
-            answer.stopped = properties(&mut answer, net, formulas, limits, Logic::Ctl)?;
+            answer.stopped = properties(&mut answer, exam, net, formulas, limits, Logic::Ctl)?;
             return Ok(answer);
         }
     };
@@ -318,10 +318,13 @@ enum Logic {
     Ctl,
 }
 
-/// A formula examination: one line per formula, `CANNOT_COMPUTE` for the undecided ones and
-/// for those whose names do not resolve against the net.
+/// A formula examination: one line per formula, `CANNOT_COMPUTE` for the undecided ones, for
+/// those whose names do not resolve against the net, and for those not written in the
+/// examination's temporal logic (an LTL formula in a CTL examination: its answer would be
+/// one of another question; the note says where and why).
 fn properties(
     answer: &mut Answer,
+    exam: Examination,
     net: &Net,
     formulas: &[Query],
     limits: &Limits,
@@ -330,11 +333,22 @@ fn properties(
     let names = Names::of(net);
     let mut resolved = Vec::with_capacity(formulas.len());
     for q in formulas {
+        if let Some(e) = exam.logic().and_then(|l| refusal(q, l)) {
+            let file = exam.formula_file().unwrap_or_default();
+            answer.note(format!("{}: {file}:{e}", q.id));
+            continue;
+        }
         match names.resolve(q) {
             Ok(r) => resolved.push(r),
             Err(e) => answer.note(format!("{}: {e}", q.id)),
         }
     }
+    // The contest reads no counterexample: the lasso as the search found it, without the
+    // breadth-first searches that make it short.
+    let ltl = LtlOptions {
+        lasso: LassoShape::AsFound,
+        ..LtlOptions::default()
+    };
     // The CTL examinations read `A X φ` as CTL does (see `check::run`).
     let (found, reduced) = match logic {
         Logic::Ctl => {
@@ -343,18 +357,12 @@ fn properties(
             (found, reduced)
         }
         Logic::Ltl { reduce: false } => {
-            let found = check::run::check(net, &resolved, EngineChoice::Auto, limits)?;
+            let found = check::run::check_with(net, &resolved, EngineChoice::Auto, limits, ltl)?;
             let reduced = vec![false; found.len()];
             (found, reduced)
         }
         Logic::Ltl { reduce: true } => {
-            let checked = check::reduced::check(
-                net,
-                &resolved,
-                EngineChoice::Auto,
-                limits,
-                LtlOptions::default(),
-            )?;
+            let checked = check::reduced::check(net, &resolved, EngineChoice::Auto, limits, ltl)?;
             for n in checked.notes {
                 answer.note(n);
             }

@@ -236,6 +236,7 @@ impl Names {
         Ok(Property {
             id: query.id.clone(),
             ask,
+            spans: query.spans.clone(),
         })
     }
 

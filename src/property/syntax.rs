@@ -152,6 +152,35 @@ pub struct Property<P, T> {
     pub id: String,
     /// What it asks.
     pub ask: Ask<P, T>,
+    /// Where the nodes of its formula were read (empty when it was not read from a file).
+    pub spans: Spans,
+}
+
+/// Where the Boolean nodes of a formula were read: the 1-based line and column of each, in
+/// pre-order (a node, then the nodes of its operands in the tree's order: `before` before
+/// `reach` of an until; integer expressions are not nodes here). Empty when the formula was
+/// not read from a text. Positions are not part of a property's meaning: any two `Spans` are
+/// equal, as two [`Name`]s of the same text are.
+#[derive(Clone, Debug, Default)]
+pub struct Spans(pub Vec<(u32, u32)>);
+
+impl Spans {
+    /// The line and column of node `node` (in pre-order), `(0, 0)` when unknown.
+    pub fn at(&self, node: usize) -> (u32, u32) {
+        self.0.get(node).copied().unwrap_or((0, 0))
+    }
+}
+
+impl PartialEq for Spans {
+    fn eq(&self, _: &Spans) -> bool {
+        true
+    }
+}
+
+impl Eq for Spans {}
+
+impl std::hash::Hash for Spans {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
 }
 
 /// A place or transition as a file names it, with where (1-based line and column; 0 when the

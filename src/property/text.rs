@@ -64,7 +64,7 @@ use nom::{IResult, Parser as _};
 use rustc_hash::FxHashMap;
 
 use super::load::{Lines, ReadError, saturate};
-use super::syntax::{Ask, Cmp, Form, Formula, IntExpr, Name, Property, Query};
+use super::syntax::{Ask, Cmp, Form, Formula, IntExpr, Name, Property, Query, Spans};
 
 /// The deepest nesting of a formula (parentheses and prefix operators in the text, elements in
 /// XML; the contest's formulas nest at most 20 deep): readers and checkers recurse over the
@@ -187,10 +187,12 @@ enum Value {
     Int(IntExpr<Name>),
 }
 
-/// An expression and the offset of its first token.
+/// An expression, the offset of its first token, and where its Boolean nodes are (in
+/// pre-order, see [`Spans`]; empty for an integer expression).
 struct Expr {
     value: Value,
     at: usize,
+    spans: Vec<(u32, u32)>,
 }
 
 /// The reader of one property: a text, the position in it, and the line of the text's first
@@ -318,9 +320,12 @@ impl<'a> Parser<'a> {
             return Err(self.err(at, message));
         }
         // Type checked after the syntax: `tokens(p) = 1` is best told about its '='.
-        let ask = match (bound, formula) {
-            (Some(places), _) => Ask::Bound(places),
-            (None, Some(e)) => Ask::Holds(self.boolean(e)?),
+        let (ask, spans) = match (bound, formula) {
+            (Some(places), _) => (Ask::Bound(places), Vec::new()),
+            (None, Some(e)) => {
+                let (f, spans) = self.boolean(e)?;
+                (Ask::Holds(f), spans)
+            }
             (None, None) => unreachable!("a property is a bound or a formula"),
         };
         let has_id = id.is_some();
@@ -328,6 +333,7 @@ impl<'a> Parser<'a> {
             Property {
                 id: id.unwrap_or_default(),
                 ask,
+                spans: Spans(spans),
             },
             has_id,
         ))
@@ -415,10 +421,10 @@ impl<'a> Parser<'a> {
         Err(self.err(open, "unterminated quoted name: expected a closing '\"'"))
     }
 
-    /// The Boolean formula `e` is, or a type error.
-    fn boolean(&self, e: Expr) -> Result<Formula, ReadError> {
+    /// The Boolean formula `e` is and where its nodes are, or a type error.
+    fn boolean(&self, e: Expr) -> Result<(Formula, Vec<(u32, u32)>), ReadError> {
         match e.value {
-            Value::Bool(f) => Ok(f),
+            Value::Bool(f) => Ok((f, e.spans)),
             Value::Int(_) => Err(self.err(
                 e.at,
                 "type error: an integer expression where a Boolean formula is expected \
@@ -453,10 +459,15 @@ impl<'a> Parser<'a> {
             return Ok(first);
         }
         let at = first.at;
-        let mut operands = vec![self.boolean(first)?];
+        let mut spans = vec![self.position(at)];
+        let (f, s) = self.boolean(first)?;
+        let mut operands = vec![f];
+        spans.extend(s);
         loop {
             let e = sub(self, depth)?;
-            operands.push(self.boolean(e)?);
+            let (f, s) = self.boolean(e)?;
+            operands.push(f);
+            spans.extend(s);
             if !self.eat(op) {
                 break;
             }
@@ -464,6 +475,7 @@ impl<'a> Parser<'a> {
         Ok(Expr {
             value: Value::Bool(make(operands)),
             at,
+            spans,
         })
     }
 
@@ -480,14 +492,19 @@ impl<'a> Parser<'a> {
         if self.peek_word() != Some("U") {
             return Ok(before);
         }
+        // The node is where its operator is: an error about the until points at its 'U'.
+        let mut spans = vec![self.position(self.pos)];
         self.pos += 1;
         let at = before.at;
-        let before = self.boolean(before)?;
+        let (before, s) = self.boolean(before)?;
+        spans.extend(s);
         let reach = self.unary(depth)?;
-        let reach = self.boolean(reach)?;
+        let (reach, s) = self.boolean(reach)?;
+        spans.extend(s);
         Ok(Expr {
             value: Value::Bool(Form::Until(Box::new(before), Box::new(reach))),
             at,
+            spans,
         })
     }
 
@@ -512,13 +529,17 @@ impl<'a> Parser<'a> {
             return Err(self.nested_too_deeply(at));
         }
         let operand = self.unary(depth + 1)?;
-        let mut f = self.boolean(operand)?;
+        let (mut f, operand_spans) = self.boolean(operand)?;
         for op in ops.iter().rev() {
             f = op.apply(f);
         }
+        // `EF` is two nodes, both where the keyword is.
+        let mut spans = vec![self.position(at); ops.len()];
+        spans.extend(operand_spans);
         Ok(Expr {
             value: Value::Bool(f),
             at,
+            spans,
         })
     }
 
@@ -543,6 +564,7 @@ impl<'a> Parser<'a> {
         Ok(Expr {
             value: Value::Bool(Form::Compare(left, cmp, right)),
             at,
+            spans: vec![self.position(at)],
         })
     }
 
@@ -571,6 +593,7 @@ impl<'a> Parser<'a> {
         Ok(Expr {
             value: Value::Int(IntExpr::Sum(terms)),
             at,
+            spans: Vec::new(),
         })
     }
 
@@ -585,20 +608,25 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        let value = if let Some(close) = close {
+        let (value, spans) = if let Some(close) = close {
             if depth >= MAX_NESTING {
                 return Err(self.nested_too_deeply(at));
             }
             let inner = self.or(depth + 1)?;
             self.expect(close)?;
-            inner.value
+            (inner.value, inner.spans)
         } else if let Some(w) = self.peek_word() {
-            self.keyword(w, at)?
+            let value = self.keyword(w, at)?;
+            let spans = match value {
+                Value::Bool(_) => vec![self.position(at)],
+                Value::Int(_) => Vec::new(),
+            };
+            (value, spans)
         } else {
             let found = self.found();
             return Err(self.err(at, format!("expected a formula, found {found}")));
         };
-        Ok(Expr { value, at })
+        Ok(Expr { value, at, spans })
     }
 
     /// The atom starting with the word `w` (at `at`, not yet consumed).

@@ -17,7 +17,7 @@ use quick_xml::events::{BytesRef, BytesStart, Event};
 use rustc_hash::FxHashMap;
 
 use super::load::{Lines, ReadError};
-use super::syntax::{Ask, Cmp, Form, Formula, IntExpr, Name, Property, Query};
+use super::syntax::{Ask, Cmp, Form, Formula, IntExpr, Name, Property, Query, Spans};
 use super::text::MAX_NESTING;
 
 /// The namespace of the contest's property files.
@@ -424,10 +424,10 @@ impl<'a> Xml<'a> {
         if id.is_empty() {
             return Err(self.err(at, "empty <id>"));
         }
-        let Some(ask) = ask else {
+        let Some((ask, spans)) = ask else {
             return Err(self.err(p.at, "missing child: <property> without a <formula>"));
         };
-        Ok((Property { id, ask }, at))
+        Ok((Property { id, ask, spans }, at))
     }
 
     /// The one element of `parent`, read by `read` (which gets it and must read its
@@ -461,12 +461,13 @@ impl<'a> Xml<'a> {
     }
 
     /// The content of `<formula>`: a place bound or a Boolean formula.
-    fn root_formula(&mut self, f: &Open) -> Result<Ask<Name, Name>, ReadError> {
+    fn root_formula(&mut self, f: &Open) -> Result<(Ask<Name, Name>, Spans), ReadError> {
         self.only_child(f, "a formula", |x, c| {
             if c.tag == Some(Tag::PlaceBound) {
-                Ok(Ask::Bound(x.names(&c, Tag::Place)?))
+                Ok((Ask::Bound(x.names(&c, Tag::Place)?), Spans::default()))
             } else {
-                Ok(Ask::Holds(x.formula(c, 1)?))
+                let (f, spans) = x.formula(c, 1)?;
+                Ok((Ask::Holds(f), Spans(spans)))
             }
         })
     }
@@ -529,24 +530,36 @@ impl<'a> Xml<'a> {
         Ok(())
     }
 
-    /// The Boolean formula `o` starts, at nesting `depth`.
-    fn formula(&mut self, o: Open, depth: usize) -> Result<Formula, ReadError> {
+    /// The Boolean formula `o` starts, at nesting `depth`, and where its nodes are (in
+    /// pre-order, see [`Spans`]).
+    fn formula(&mut self, o: Open, depth: usize) -> Result<(Formula, Vec<(u32, u32)>), ReadError> {
         self.check_kind(&o, true)?;
         self.nesting(&o, depth)?;
+        let mut spans = vec![self.lines.position(self.text, o.at)];
         let sub = |x: &mut Self, c: Open| x.formula(c, depth + 1);
-        let boxed = |x: &mut Self, o: &Open| x.only_child(o, "a formula", sub).map(Box::new);
-        Ok(match o.tag {
+        let mut boxed = |x: &mut Self, o: &Open| {
+            let (f, s) = x.only_child(o, "a formula", sub)?;
+            spans.extend(s);
+            Ok::<_, ReadError>(Box::new(f))
+        };
+        let f = match o.tag {
             Some(Tag::ExistsPath) => Form::Exists(boxed(self, &o)?),
             Some(Tag::AllPaths) => Form::All(boxed(self, &o)?),
             Some(Tag::Finally) => Form::Finally(boxed(self, &o)?),
             Some(Tag::Globally) => Form::Globally(boxed(self, &o)?),
             Some(Tag::Next) => Form::Next(boxed(self, &o)?),
             Some(Tag::Negation) => Form::Not(boxed(self, &o)?),
-            Some(Tag::Until) => self.until(&o, depth)?,
+            Some(Tag::Until) => {
+                let (f, s) = self.until(&o, depth)?;
+                spans.extend(s);
+                f
+            }
             Some(Tag::Conjunction | Tag::Disjunction) => {
                 let mut members = Vec::new();
                 self.children(&o, |x, c| {
-                    members.push(x.formula(c, depth + 1)?);
+                    let (f, s) = x.formula(c, depth + 1)?;
+                    members.push(f);
+                    spans.extend(s);
                     Ok(())
                 })?;
                 if o.tag == Some(Tag::Conjunction) {
@@ -586,11 +599,13 @@ impl<'a> Xml<'a> {
             Some(Tag::False) => self.nothing(&o, Form::Bool(false))?,
             Some(Tag::Deadlock) => self.nothing(&o, Form::Deadlock)?,
             _ => unreachable!("check_kind let only formulas through"),
-        })
+        };
+        Ok((f, spans))
     }
 
-    /// `<until>`: its `<before>` and `<reach>`, once each, in either order.
-    fn until(&mut self, o: &Open, depth: usize) -> Result<Formula, ReadError> {
+    /// `<until>`: its `<before>` and `<reach>`, once each, in either order; the spans of the
+    /// two operands, `before`'s first whatever the order in the file.
+    fn until(&mut self, o: &Open, depth: usize) -> Result<(Formula, Vec<(u32, u32)>), ReadError> {
         let (mut before, mut reach) = (None, None);
         self.children(o, |x, c| {
             let slot = match c.tag {
@@ -605,7 +620,10 @@ impl<'a> Xml<'a> {
             Ok(())
         })?;
         match (before, reach) {
-            (Some(b), Some(r)) => Ok(Form::Until(Box::new(b), Box::new(r))),
+            (Some((b, mut spans)), Some((r, s))) => {
+                spans.extend(s);
+                Ok((Form::Until(Box::new(b), Box::new(r)), spans))
+            }
             (None, _) => Err(self.err(o.at, "missing child: <until> without <before>")),
             (_, None) => Err(self.err(o.at, "missing child: <until> without <reach>")),
         }

@@ -22,6 +22,7 @@ use crate::model::net::{Net, TransIdx};
 use crate::model::net_system::NetSystem;
 use crate::property::syntax::ResolvedFormula;
 use crate::system::Overflow;
+pub use product::LassoShape;
 use product::{Emptiness, Search};
 
 /// How to check.
@@ -31,6 +32,8 @@ pub struct LtlOptions {
     pub stubborn: bool,
     /// How paths ending in a deadlock are read.
     pub deadlocks: Deadlocks,
+    /// Which counterexample: a short lasso rebuilt after the search, or the one it found.
+    pub lasso: LassoShape,
 }
 
 impl Default for LtlOptions {
@@ -38,6 +41,7 @@ impl Default for LtlOptions {
         LtlOptions {
             stubborn: true,
             deadlocks: Deadlocks::Stutter,
+            lasso: LassoShape::Shortest,
         }
     }
 }
@@ -50,6 +54,21 @@ pub struct Lasso {
     pub prefix: Vec<TransIdx>,
     /// Transitions of the cycle (from and back to the marking `prefix` leads to).
     pub cycle: Vec<TransIdx>,
+}
+
+impl Lasso {
+    /// The same run with the cycle started earlier while the prefix ends with the cycle's last
+    /// transition: `p t (c t)^ω` is `p (t c)^ω`. The product's lasso often has such a tail: the
+    /// automaton reads a marking one step late, so the stem goes one lap into the cycle. The
+    /// cycle still returns to its marking: firing `t` is injective (the marking before is the
+    /// one after minus `t`'s effect), so the marking before the prefix's `t` is the one before
+    /// the cycle's.
+    pub fn roll_back(&mut self) {
+        while !self.cycle.is_empty() && self.prefix.last() == self.cycle.last() {
+            self.prefix.pop();
+            self.cycle.rotate_right(1);
+        }
+    }
 }
 
 /// What the LTL engine found.
@@ -134,7 +153,8 @@ pub fn check_question(
     outcome.stubborn = use_stubborn;
     let stub = use_stubborn.then(|| stubborn::Stubborn::new(net, &q.atoms));
     let (result, _) = NetSystem::new(net).retry_widened(|sys| {
-        let mut search = Search::new(sys, &aut, &q.atoms, options.deadlocks, stub.as_ref());
+        let mut search = Search::new(sys, &aut, &q.atoms, options.deadlocks, stub.as_ref())
+            .with_lasso(options.lasso);
         let r = search.run(limits)?;
         Ok((r, search.counts()))
     })?;
@@ -145,10 +165,14 @@ pub fn check_question(
         Emptiness::Empty => outcome.verdict = Some(q.answer(true)),
         Emptiness::Accepted(prefix, cycle) => {
             outcome.verdict = Some(q.answer(false));
-            outcome.counterexample = Some(Lasso {
+            let mut lasso = Lasso {
                 prefix: prefix.into_iter().flatten().collect(),
                 cycle: cycle.into_iter().flatten().collect(),
-            });
+            };
+            if options.lasso == LassoShape::Shortest {
+                lasso.roll_back();
+            }
+            outcome.counterexample = Some(lasso);
         }
         Emptiness::Stopped(r) => outcome.stopped = Some(r),
     }

@@ -2,8 +2,10 @@
 //! depth-first search, and its emptiness decided by Couvreur's SCC algorithm (1999): a stack
 //! of the roots of the strongly connected components on the search path, each with the
 //! acceptance sets seen inside; an accepting component is reported as soon as an edge closes
-//! it, and its lasso (the search path, then a cycle through every acceptance set) is the
-//! counterexample.
+//! it, and its lasso is the counterexample: by default a short one rebuilt by breadth-first
+//! searches ([`LassoShape::Shortest`]: a shortest stem to the component, then a shortest cycle
+//! through every acceptance set back to the stem's end), or the search path and a cycle
+//! through every acceptance set from its top ([`LassoShape::AsFound`]).
 //!
 //! A product state is a marking with the automaton state of the obligations it must meet; an
 //! edge reads the literals of an automaton edge at the marking and fires a transition. A
@@ -27,6 +29,38 @@ use crate::system::{Overflow, System};
 
 /// A step of a product path: a transition, or a deadlock's stutter.
 pub type Step = Option<TransIdx>;
+
+/// Which lasso the search returns for an accepting component.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LassoShape {
+    /// "Shortest" counts transitions (a deadlock's stutter counts nothing). The stem is a
+    /// shortest path from the initial state to the component, among the product states the
+    /// search visited (every edge of the full product between them: a run of the net); the
+    /// cycle starts and ends at the stem's last state, stays in the component, and is a
+    /// shortest such cycle through every acceptance set (a breadth-first search over the
+    /// state and the sets met so far; when the component times 2 to the number of sets
+    /// exceeds [`EXACT_CYCLE_LIMIT`], the shortest path to each missing set in turn, then
+    /// back). The same is built with the cycle at the state on top of the search path, and
+    /// the lasso with fewer transitions kept: so it is never longer than
+    /// [`LassoShape::AsFound`]'s (whose stem is a path to that state, and whose cycle is the
+    /// one by sets from it). Minimal are the stem (to its end
+    /// state) and the cycle (through its start state); their sum and the choice of the
+    /// component are not minimised: a shorter lasso may go through states the search did not
+    /// visit, start its cycle elsewhere, or end in another accepting component. The run is
+    /// then shortened once more by starting the cycle earlier where the stem ends with the
+    /// cycle's last transition ([`super::Lasso::roll_back`]: the product's stem often goes
+    /// one lap into the cycle).
+    #[default]
+    Shortest,
+    /// The depth-first search path at the moment the component was found, then the cycle
+    /// through each missing set in turn from its top (the shape before shortest lassos; kept
+    /// to measure them against).
+    AsFound,
+}
+
+/// The largest product of a component's states with 2 to the number of acceptance sets for
+/// which the cycle of [`LassoShape::Shortest`] is exact.
+pub const EXACT_CYCLE_LIMIT: usize = 1 << 22;
 
 /// What the emptiness check found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,6 +194,7 @@ pub struct Search<'a, 'n> {
     on_path: FxHashSet<u64>,
     counts: Counts,
     enabled: Vec<TransIdx>,
+    shape: LassoShape,
 }
 
 /// The expansion of a product state: its successors, or (finite paths only) the news that a
@@ -198,7 +233,14 @@ impl<'a, 'n> Search<'a, 'n> {
             on_path: FxHashSet::default(),
             counts: Counts::default(),
             enabled: Vec::new(),
+            shape: LassoShape::default(),
         }
+    }
+
+    /// The search, returning lassos of `shape`.
+    pub fn with_lasso(mut self, shape: LassoShape) -> Self {
+        self.shape = shape;
+        self
     }
 
     /// What was counted so far.
@@ -338,7 +380,8 @@ impl<'a, 'n> Search<'a, 'n> {
                 }
             }};
         }
-        if push!(key(m0, 0), 0, None) {
+        let init = key(m0, 0);
+        if push!(init, 0, None) {
             return Ok(Emptiness::Accepted(Vec::new(), Vec::new()));
         }
         let mut next_check = 0u64;
@@ -364,7 +407,14 @@ impl<'a, 'n> Search<'a, 'n> {
                 match self.num.get(&w).copied() {
                     None => {
                         if push!(w, acc, step) {
-                            let prefix = dfs.iter().skip(1).map(|f| f.via).collect();
+                            let found: Vec<Step> = dfs.iter().skip(1).map(|f| f.via).collect();
+                            // A shortest path to the state where the path ends accepted.
+                            let prefix = match self.shape {
+                                LassoShape::Shortest => self
+                                    .stem(init, |k| k == w, limits)
+                                    .map_or(found, |(steps, _)| steps),
+                                LassoShape::AsFound => found,
+                            };
                             return Ok(Emptiness::Accepted(prefix, Vec::new()));
                         }
                     }
@@ -383,6 +433,19 @@ impl<'a, 'n> Search<'a, 'n> {
                         }
                         if sets & all == all {
                             let root = roots.last().expect("a root").0;
+                            if self.shape == LassoShape::Shortest {
+                                let size = live
+                                    .iter()
+                                    .rev()
+                                    .take_while(|k| self.num.get(k).is_some_and(|&n| n >= root))
+                                    .count();
+                                let top = dfs.last().expect("a frame").key;
+                                if let Some(lasso) =
+                                    self.shortest_lasso(init, top, (root, size), limits)
+                                {
+                                    return Ok(lasso);
+                                }
+                            }
                             return Ok(self.lasso(&dfs, root, limits));
                         }
                     }
@@ -405,17 +468,185 @@ impl<'a, 'n> Search<'a, 'n> {
         Ok(Emptiness::Empty)
     }
 
-    /// The lasso of an accepting component whose root has search number `root`: the search
-    /// path to its top, then a cycle inside the component through every acceptance set.
-    fn lasso(&mut self, dfs: &[Frame], root: u32, limits: &Limits) -> Emptiness {
-        let prefix: Vec<Step> = dfs.iter().skip(1).map(|f| f.via).collect();
-        let start = dfs.last().expect("a frame").key;
-        let inside = |num: &FxHashMap<u64, u32>, k: u64| num.get(&k).is_some_and(|&n| n >= root);
+    /// The full product successors of `k` (all of them, whatever the reduction), or none.
+    fn all_successors(&mut self, k: u64) -> Vec<(u64, u64, Step)> {
+        match self.expand(k, false) {
+            Ok(Expand::Succ(succ)) => succ,
+            // Successors were computed when the state was pushed: no overflow here; a path
+            // that ends at a deadlock has none.
+            Ok(Expand::EndsAccepted) | Err(_) => Vec::new(),
+        }
+    }
+
+    /// The lasso of [`LassoShape::Shortest`] for the accepting component whose root has
+    /// search number `root` and which has `size` states, `top` the state on top of the search
+    /// path: of the two lassos whose cycle starts at the end of a shortest stem to the
+    /// component, or at `top` (after a shortest stem to it), the one with fewer transitions.
+    /// The second is never longer than the lasso as found: the search path is a path to
+    /// `top`, and the cycle as found is [`Search::cycle_by_sets`] from `top` (which an exact
+    /// cycle is not longer than).
+    /// `None` if a limit stopped a search (the caller then returns the lasso as found).
+    fn shortest_lasso(
+        &mut self,
+        init: u64,
+        top: u64,
+        (root, size): (u32, usize),
+        limits: &Limits,
+    ) -> Option<Emptiness> {
+        let num = std::mem::take(&mut self.num);
+        let inside = |k: u64| num.get(&k).is_some_and(|&n| n >= root);
+        let visited = |k: u64| num.contains_key(&k);
+        let sets = self.aut.all_sets.count_ones();
+        let exact = sets < usize::BITS
+            && size
+                .checked_shl(sets)
+                .is_some_and(|n| n <= EXACT_CYCLE_LIMIT);
+        let cycle = |search: &mut Self, start: u64| {
+            if exact {
+                search.exact_cycle(start, inside, limits)
+            } else {
+                search.cycle_by_sets(start, inside, limits)
+            }
+        };
+        let transitions = |steps: &[Step]| steps.iter().flatten().count();
+        let mut best: Option<(Vec<Step>, Vec<Step>)> = None;
+        if let Some((stem, start)) = self.stem_in(init, inside, visited, limits)
+            && let Some(c) = cycle(self, start)
+        {
+            best = Some((stem, c));
+        }
+        if let Some((stem, _)) = self.stem_in(init, |k| k == top, visited, limits)
+            && let Some(c) = cycle(self, top)
+            && best.as_ref().is_none_or(|(s, b)| {
+                transitions(&stem) + transitions(&c) < transitions(s) + transitions(b)
+            })
+        {
+            best = Some((stem, c));
+        }
+        self.num = num;
+        best.map(|(stem, cycle)| Emptiness::Accepted(stem, cycle))
+    }
+
+    /// A shortest path from `init` to a state `goal` accepts, through visited states (see
+    /// [`Search::stem_in`]).
+    fn stem(
+        &mut self,
+        init: u64,
+        goal: impl Fn(u64) -> bool,
+        limits: &Limits,
+    ) -> Option<(Vec<Step>, u64)> {
+        let num = std::mem::take(&mut self.num);
+        let found = self.stem_in(init, goal, |k| num.contains_key(&k), limits);
+        self.num = num;
+        found
+    }
+
+    /// A path with the fewest transitions (a deadlock's stutter costs nothing) from `init` to
+    /// a state `goal` accepts, through the states `visited` accepts (with every product edge
+    /// between them), and the state it ends in; `None` if there is none or a limit stopped the
+    /// search.
+    fn stem_in(
+        &mut self,
+        init: u64,
+        goal: impl Fn(u64) -> bool,
+        visited: impl Fn(u64) -> bool,
+        limits: &Limits,
+    ) -> Option<(Vec<Step>, u64)> {
+        let next = |search: &mut Self, k: u64| {
+            let succ = search.all_successors(k);
+            succ.into_iter()
+                .filter(|&(w, _, _)| visited(w))
+                .map(|(w, _, step)| (w, step))
+                .collect()
+        };
+        self.fewest_transitions(init, goal, next, limits)
+    }
+
+    /// A shortest cycle (in transitions) from `start` back to it through states `inside`
+    /// accepts, whose edges meet every acceptance set: a search over a state, the sets met so
+    /// far, and whether a step was taken. `None` if there is none or a limit stopped the
+    /// search.
+    fn exact_cycle(
+        &mut self,
+        start: u64,
+        inside: impl Fn(u64) -> bool,
+        limits: &Limits,
+    ) -> Option<Vec<Step>> {
+        let all = self.aut.all_sets;
+        let next = |search: &mut Self, (k, sets, _): (u64, u64, bool)| {
+            let succ = search.all_successors(k);
+            succ.into_iter()
+                .filter(|&(w, _, _)| inside(w))
+                .map(|(w, acc, step)| ((w, (sets | acc) & all, true), step))
+                .collect()
+        };
+        let goal = |node| node == (start, all, true);
+        self.fewest_transitions((start, 0, false), goal, next, limits)
+            .map(|(steps, _)| steps)
+    }
+
+    /// A path with the fewest transitions from `origin` to a node `goal` accepts, the nodes
+    /// and steps out of each given by `next` (a breadth-first search in which a stutter costs
+    /// nothing: 0-1 BFS), and the node it ends in; `None` if there is none or a limit stopped
+    /// the search.
+    fn fewest_transitions<N: Copy + Eq + std::hash::Hash>(
+        &mut self,
+        origin: N,
+        goal: impl Fn(N) -> bool,
+        next: impl Fn(&mut Self, N) -> Vec<(N, Step)>,
+        limits: &Limits,
+    ) -> Option<(Vec<Step>, N)> {
+        // Per node: transitions from the origin, and the node and step it was reached by.
+        let mut best: FxHashMap<N, (u32, Option<(N, Step)>)> = FxHashMap::default();
+        best.insert(origin, (0, None));
+        let mut queue = VecDeque::from([(origin, 0u32)]);
+        let mut pops = 0u32;
+        while let Some((n, d)) = queue.pop_front() {
+            if best[&n].0 < d {
+                continue;
+            }
+            pops = pops.wrapping_add(1);
+            if pops.is_multiple_of(256) && limits.check_time().is_err() {
+                return None;
+            }
+            if goal(n) {
+                let mut path = Vec::new();
+                let mut c = n;
+                while let Some((p, s)) = best[&c].1 {
+                    path.push(s);
+                    c = p;
+                }
+                path.reverse();
+                return Some((path, n));
+            }
+            for (w, step) in next(self, n) {
+                let dw = d + u32::from(step.is_some());
+                if best.get(&w).is_some_and(|&(e, _)| e <= dw) {
+                    continue;
+                }
+                best.insert(w, (dw, Some((n, step))));
+                if step.is_some() {
+                    queue.push_back((w, dw));
+                } else {
+                    queue.push_front((w, dw));
+                }
+            }
+        }
+        None
+    }
+
+    /// A cycle from `start` back to it through states `inside` accepts that meets every
+    /// acceptance set: a shortest path to an edge of a missing set, from there to the next,
+    /// then a shortest path back. `None` if a search found nothing or a limit stopped it.
+    fn cycle_by_sets(
+        &mut self,
+        start: u64,
+        inside: impl Fn(u64) -> bool,
+        limits: &Limits,
+    ) -> Option<Vec<Step>> {
         let mut cycle: Vec<Step> = Vec::new();
         let mut at = start;
         let mut missing = self.aut.all_sets;
-        // Breadth-first within the component to an edge with a missing set, until none is
-        // missing, then back to the start.
         loop {
             let done = missing == 0;
             let mut parent: FxHashMap<u64, (u64, Step)> = FxHashMap::default();
@@ -423,15 +654,10 @@ impl<'a, 'n> Search<'a, 'n> {
             let mut reached: Option<(u64, u64, Step, u64)> = None;
             'bfs: while let Some(k) = queue.pop_front() {
                 if limits.check_time().is_err() {
-                    return Emptiness::Stopped(StopReason::Timeout);
+                    return None;
                 }
-                // Edges as the search saw them: full expansion is a superset, and stays
-                // inside the component only through states of it.
-                let Ok(Expand::Succ(succ)) = self.expand(k, false) else {
-                    continue;
-                };
-                for (w, acc, step) in succ {
-                    if !inside(&self.num, w) {
+                for (w, acc, step) in self.all_successors(k) {
+                    if !inside(w) {
                         continue;
                     }
                     let wanted = if done { w == start } else { acc & missing != 0 };
@@ -445,10 +671,7 @@ impl<'a, 'n> Search<'a, 'n> {
                     }
                 }
             }
-            let Some((k, w, step, acc)) = reached else {
-                // Not expected: the component is strongly connected and accepting.
-                return Emptiness::Stopped(StopReason::Interrupted);
-            };
+            let (k, w, step, acc) = reached?;
             let mut path = vec![step];
             let mut c = k;
             while c != at {
@@ -461,9 +684,24 @@ impl<'a, 'n> Search<'a, 'n> {
             missing &= !acc;
             at = w;
             if done {
-                break;
+                return Some(cycle);
             }
         }
-        Emptiness::Accepted(prefix, cycle)
+    }
+
+    /// The lasso of [`LassoShape::AsFound`] for the accepting component whose root has search
+    /// number `root`: the search path to its top, then [`Search::cycle_by_sets`] from there.
+    fn lasso(&mut self, dfs: &[Frame], root: u32, limits: &Limits) -> Emptiness {
+        let prefix: Vec<Step> = dfs.iter().skip(1).map(|f| f.via).collect();
+        let start = dfs.last().expect("a frame").key;
+        let num = std::mem::take(&mut self.num);
+        let cycle = self.cycle_by_sets(start, |k| num.get(&k).is_some_and(|&n| n >= root), limits);
+        self.num = num;
+        match cycle {
+            Some(cycle) => Emptiness::Accepted(prefix, cycle),
+            None if limits.check_time().is_err() => Emptiness::Stopped(StopReason::Timeout),
+            // Not expected: the component is strongly connected and accepting.
+            None => Emptiness::Stopped(StopReason::Interrupted),
+        }
     }
 }

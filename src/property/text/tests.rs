@@ -453,6 +453,7 @@ fn resolved_formulas_print_with_the_nets_names() {
     let q: Property<u32, u32> = Property {
         id: "b".into(),
         ask: Ask::Bound(vec![1]),
+        spans: Default::default(),
     };
     assert_eq!(
         show_query(&q, &|p| places[*p as usize].to_string(), &|t| format!(
@@ -526,7 +527,11 @@ pub(crate) fn arb_query() -> impl Strategy<Value = Query> {
         4 => arb_formula().prop_map(Ask::Holds),
         1 => arb_names().prop_map(Ask::Bound),
     ];
-    (arb_name(), ask).prop_map(|(id, ask)| Property { id: id.text, ask })
+    (arb_name(), ask).prop_map(|(id, ask)| Property {
+        id: id.text,
+        ask,
+        spans: Default::default(),
+    })
 }
 
 proptest! {
@@ -541,6 +546,14 @@ proptest! {
         let text = q.to_string();
         let back = parse_formula(&text).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
         prop_assert_eq!(&back, &q, "{}", text);
+        // One position per Boolean node, each inside the text.
+        let nodes = match &q.ask {
+            Ask::Holds(f) => crate::property::logic::size(f),
+            Ask::Bound(_) => 0,
+        };
+        prop_assert_eq!(back.spans.0.len(), nodes);
+        let width = text.chars().count() as u32;
+        prop_assert!(back.spans.0.iter().all(|&(l, c)| l == 1 && c >= 1 && c <= width));
         let file = parse_file(&format!("{text}\n# end\n")).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
         prop_assert_eq!(file, vec![q]);
     }

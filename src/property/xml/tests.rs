@@ -372,6 +372,7 @@ fn degenerate_trees_write_and_read_back() {
     let q = Property {
         id: "d".into(),
         ask: Ask::Holds(f),
+        spans: Default::default(),
     };
     assert_eq!(
         parse_xml(&to_xml(std::slice::from_ref(&q))).unwrap(),
@@ -389,6 +390,16 @@ proptest! {
         }
         let text = to_xml(&qs);
         let back = parse_xml(&text).map_err(|e| TestCaseError::fail(format!("{text}\n{e}")))?;
+        // One position per Boolean node, each inside the file.
+        let lines = text.lines().count() as u32;
+        for q in &back {
+            let nodes = match &q.ask {
+                Ask::Holds(f) => crate::property::logic::size(f),
+                Ask::Bound(_) => 0,
+            };
+            prop_assert_eq!(q.spans.0.len(), nodes);
+            prop_assert!(q.spans.0.iter().all(|&(l, c)| l >= 2 && l <= lines && c >= 1));
+        }
         prop_assert_eq!(back, qs);
     }
 }
