@@ -116,7 +116,7 @@ mod tests {
         assert_eq!(p1.unstarted, Some(0));
         assert!(p1.forbids(steps[2].ev.inst));
         // p2 starts on the same handler: p1 is parked, no longer forbidden.
-        let after = super::after(&procs, vec![p1.clone()], &steps[3]);
+        let after = super::after(&procs, vec![p1], &steps[3]);
         assert!(after[0].parked && !after[0].forbids(steps[2].ev.inst));
         // t reads x: p1 wakes up.
         assert!(super::after(&procs, vec![p1], &steps[4]).is_empty());
