@@ -353,16 +353,7 @@ impl StateEquation {
     /// [`MAX_ENTRY_DENOMINATOR`] (continued fractions), over their common denominator: for a
     /// vertex whose denominators the fixed list misses.
     fn fractions(&self, c: &[i64], y: &[f64]) -> Option<Certificate> {
-        let mut parts = Vec::with_capacity(y.len());
-        let mut lcm: i128 = 1;
-        for &v in y {
-            let (n, d) = fraction(v)?;
-            lcm = lcm.checked_mul(d / gcd128(lcm, d))?;
-            if lcm > 1 << 60 {
-                return None;
-            }
-            parts.push((n, d));
-        }
+        let (parts, lcm) = fractions_over_common_denominator(y)?;
         let numerators = parts
             .iter()
             .zip(c)
@@ -373,6 +364,22 @@ impl StateEquation {
             denominator: lcm,
         })
     }
+}
+
+/// Each entry of `y` as the nearest short fraction `(n, d)` ([`fraction`]), with the least
+/// common multiple of their denominators (`None` past 2⁶⁰ or when an entry has none).
+fn fractions_over_common_denominator(y: &[f64]) -> Option<(Vec<(i128, i128)>, i128)> {
+    let mut parts = Vec::with_capacity(y.len());
+    let mut lcm: i128 = 1;
+    for &v in y {
+        let (n, d) = fraction(v)?;
+        lcm = lcm.checked_mul(d / gcd128(lcm, d))?;
+        if lcm > 1 << 60 {
+            return None;
+        }
+        parts.push((n, d));
+    }
+    Some((parts, lcm))
 }
 
 /// `v` as `n/d` with `d ≤ MAX_ENTRY_DENOMINATOR`, within [`FRACTION_TOLERANCE`], by its

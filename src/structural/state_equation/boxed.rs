@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use microlp::{ComparisonOp, OptimizationDirection, Problem};
 
-use super::{Certificate, DENOMINATORS, StateEquation, fraction, gcd128};
+use super::{Certificate, DENOMINATORS, StateEquation, fractions_over_common_denominator};
 use crate::model::net::PlaceIdx;
 
 /// A box of markings: `lower(p) ≤ M(p) ≤ upper(p)` on every place.
@@ -205,16 +205,7 @@ fn round(y: &[f64], d: i128) -> Option<Certificate> {
 
 /// Each entry of `y` as a short fraction, over their common denominator.
 fn fractions(y: &[f64]) -> Option<Certificate> {
-    let mut parts = Vec::with_capacity(y.len());
-    let mut lcm: i128 = 1;
-    for &v in y {
-        let (n, d) = fraction(v)?;
-        lcm = lcm.checked_mul(d / gcd128(lcm, d))?;
-        if lcm > 1 << 60 {
-            return None;
-        }
-        parts.push((n, d));
-    }
+    let (parts, lcm) = fractions_over_common_denominator(y)?;
     let numerators = parts
         .iter()
         .map(|&(n, d)| n.checked_mul(lcm / d))
