@@ -7,70 +7,18 @@
 
 mod common;
 
-use std::collections::{HashSet, VecDeque};
+use common::{arb_linear, arb_predicate};
+
 use std::time::Duration;
 
-use common::{NetSpec, enabled, fire, machines_net, net_of_spec};
+use common::{NetSpec, Plain, machines_net, markings, net_of_spec, replay};
 use proptest::prelude::*;
 use unfold::check::dpor;
 use unfold::check::explicit::BoundQuery;
 use unfold::check::{Bound, Search};
 use unfold::explore::limits::{Limits, StopReason};
-use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
-use unfold::property::{Cmp, Linear, Marking, Predicate};
-
-/// Markings as plain counts.
-struct Plain<'a> {
-    net: &'a Net,
-    m: &'a [u64],
-}
-
-impl Marking for Plain<'_> {
-    fn tokens(&self, p: PlaceIdx) -> u64 {
-        self.m[p as usize]
-    }
-    fn enabled(&self, t: TransIdx) -> bool {
-        enabled(self.net, self.m, t)
-    }
-    fn dead(&self) -> bool {
-        (0..self.net.transitions.len() as u32).all(|t| !enabled(self.net, self.m, t))
-    }
-}
-
-/// Every reachable marking, or `None` past `cap` of them.
-fn markings(net: &Net, cap: usize) -> Option<Vec<Vec<u64>>> {
-    let m0: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
-    let mut seen = HashSet::from([m0.clone()]);
-    let mut queue = VecDeque::from([m0.clone()]);
-    let mut all = vec![m0];
-    while let Some(m) = queue.pop_front() {
-        for t in 0..net.transitions.len() as u32 {
-            if enabled(net, &m, t) {
-                let n = fire(net, &m, t);
-                if seen.insert(n.clone()) {
-                    if all.len() >= cap {
-                        return None;
-                    }
-                    all.push(n.clone());
-                    queue.push_back(n);
-                }
-            }
-        }
-    }
-    Some(all)
-}
-
-/// The marking `run` reaches from the initial one, or `None` if a step is not enabled.
-fn replay(net: &Net, run: &[TransIdx]) -> Option<Vec<u64>> {
-    let mut m: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
-    for &t in run {
-        if !enabled(net, &m, t) {
-            return None;
-        }
-        m = fire(net, &m, t);
-    }
-    Some(m)
-}
+use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx};
+use unfold::property::{Cmp, Linear, Predicate};
 
 /// Random nets whose transitions mostly move as many tokens as they take (small finite state
 /// spaces; the rare ones that grow are left out by the enumeration's cap), with weights and
@@ -127,36 +75,6 @@ fn arb_machines_net() -> impl Strategy<Value = Net> {
         .prop_map(|(k, len, steps)| machines_net(k, len, steps))
 }
 
-fn arb_linear(np: u32) -> impl Strategy<Value = Linear> {
-    (
-        prop_oneof![3 => Just(0u64), 1 => 0u64..4],
-        prop::collection::btree_map(0..np, prop_oneof![3 => Just(1u64), 1 => 1u64..3], 0..=3),
-    )
-        .prop_map(|(constant, terms)| Linear {
-            constant,
-            terms: terms.into_iter().collect(),
-        })
-}
-
-fn arb_predicate(np: u32, nt: u32) -> BoxedStrategy<Predicate> {
-    let leaf = prop_oneof![
-        1 => any::<bool>().prop_map(Predicate::Bool),
-        1 => Just(Predicate::Deadlock),
-        2 => prop::collection::btree_set(0..nt, 1..=3)
-            .prop_map(|ts| Predicate::Fireable(ts.into_iter().collect())),
-        5 => (arb_linear(np), prop::sample::select(Cmp::ALL.to_vec()), arb_linear(np))
-            .prop_map(|(a, c, b)| Predicate::Compare(a, c, b)),
-    ];
-    leaf.prop_recursive(3, 12, 3, |inner| {
-        prop_oneof![
-            inner.clone().prop_map(|p| Predicate::Not(Box::new(p))),
-            prop::collection::vec(inner.clone(), 0..=3).prop_map(Predicate::And),
-            prop::collection::vec(inner, 0..=3).prop_map(Predicate::Or),
-        ]
-    })
-    .boxed()
-}
-
 type Case = (Net, Vec<Predicate>, Vec<Linear>);
 
 fn arb_case(net: impl Strategy<Value = Net>) -> impl Strategy<Value = Case> {
@@ -164,8 +82,8 @@ fn arb_case(net: impl Strategy<Value = Net>) -> impl Strategy<Value = Case> {
         let (np, nt) = (net.places.len() as u32, net.transitions.len() as u32);
         (
             Just(net),
-            prop::collection::vec(arb_predicate(np, nt), 1..=5),
-            prop::collection::vec(arb_linear(np), 0..=2),
+            prop::collection::vec(arb_predicate(np, nt, 3), 1..=5),
+            prop::collection::vec(arb_linear(np, 3), 0..=2),
         )
     })
 }
@@ -314,8 +232,8 @@ fn small_pep_nets_agree_with_the_naive_enumeration() {
         let (np, nt) = (net.places.len() as u32, net.transitions.len() as u32);
         let mut runner = proptest::test_runner::TestRunner::deterministic();
         let strategy = (
-            prop::collection::vec(arb_predicate(np, nt), 8),
-            prop::collection::vec(arb_linear(np), 2),
+            prop::collection::vec(arb_predicate(np, nt, 3), 8),
+            prop::collection::vec(arb_linear(np, 3), 2),
         );
         for _ in 0..4 {
             let (targets, sums) = strategy.new_tree(&mut runner).unwrap().current();

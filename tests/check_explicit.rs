@@ -5,89 +5,16 @@
 
 mod common;
 
-use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 
+use common::{Plain, markings, replay};
 use proptest::prelude::*;
 use unfold::check::explicit::{self, BoundQuery};
 use unfold::check::walk::{self, WalkOptions};
 use unfold::check::{Bound, Search};
 use unfold::explore::limits::Limits;
 use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
-use unfold::property::{Cmp, Linear, Marking, Predicate};
-
-/// Markings as plain counts.
-struct Plain<'a> {
-    net: &'a Net,
-    m: &'a [u64],
-}
-
-fn enabled(net: &Net, m: &[u64], t: usize) -> bool {
-    let tr = &net.transitions[t];
-    tr.pre
-        .iter()
-        .chain(&tr.reads)
-        .all(|a| m[a.place as usize] >= a.weight as u64)
-}
-
-fn fire(net: &Net, m: &[u64], t: usize) -> Vec<u64> {
-    let mut next = m.to_vec();
-    for a in &net.transitions[t].pre {
-        next[a.place as usize] -= a.weight as u64;
-    }
-    for a in &net.transitions[t].post {
-        next[a.place as usize] += a.weight as u64;
-    }
-    next
-}
-
-impl Marking for Plain<'_> {
-    fn tokens(&self, p: PlaceIdx) -> u64 {
-        self.m[p as usize]
-    }
-    fn enabled(&self, t: TransIdx) -> bool {
-        enabled(self.net, self.m, t as usize)
-    }
-    fn dead(&self) -> bool {
-        (0..self.net.transitions.len()).all(|t| !enabled(self.net, self.m, t))
-    }
-}
-
-/// Every reachable marking, or `None` past `cap` of them.
-fn markings(net: &Net, cap: usize) -> Option<Vec<Vec<u64>>> {
-    let m0: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
-    let mut seen = HashSet::from([m0.clone()]);
-    let mut queue = VecDeque::from([m0.clone()]);
-    let mut all = vec![m0];
-    while let Some(m) = queue.pop_front() {
-        for t in 0..net.transitions.len() {
-            if enabled(net, &m, t) {
-                let n = fire(net, &m, t);
-                if seen.insert(n.clone()) {
-                    if all.len() >= cap {
-                        return None;
-                    }
-                    all.push(n.clone());
-                    queue.push_back(n);
-                }
-            }
-        }
-    }
-    Some(all)
-}
-
-/// Replays `run` from the initial marking; the marking reached, or `None` if a transition of
-/// the run is not enabled when it fires.
-fn replay(net: &Net, run: &[TransIdx]) -> Option<Vec<u64>> {
-    let mut m: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
-    for &t in run {
-        if !enabled(net, &m, t as usize) {
-            return None;
-        }
-        m = fire(net, &m, t as usize);
-    }
-    Some(m)
-}
+use unfold::property::{Cmp, Linear, Predicate};
 
 /// A transition: input, output and read arcs as (place, weight).
 type Arcs = (Vec<(usize, u32)>, Vec<(usize, u32)>, Vec<(usize, u32)>);

@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::{arb_linear, arb_predicate};
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -224,36 +226,6 @@ fn arb_machines_net() -> impl Strategy<Value = Net> {
         .prop_map(|(k, len, steps)| common::machines_net(k, len, steps))
 }
 
-fn arb_linear(np: u32) -> impl Strategy<Value = Linear> {
-    (
-        prop_oneof![3 => Just(0u64), 1 => 0u64..4],
-        proptest::collection::btree_map(0..np, prop_oneof![3 => Just(1u64), 1 => 1u64..4], 0..=4),
-    )
-        .prop_map(|(constant, terms)| Linear {
-            constant,
-            terms: terms.into_iter().collect(),
-        })
-}
-
-fn arb_predicate(np: u32, nt: u32) -> BoxedStrategy<Predicate> {
-    let leaf = prop_oneof![
-        1 => any::<bool>().prop_map(Predicate::Bool),
-        1 => Just(Predicate::Deadlock),
-        2 => proptest::collection::btree_set(0..nt, 1..=3)
-            .prop_map(|ts| Predicate::Fireable(ts.into_iter().collect())),
-        5 => (arb_linear(np), proptest::sample::select(Cmp::ALL.to_vec()), arb_linear(np))
-            .prop_map(|(a, c, b)| Predicate::Compare(a, c, b)),
-    ];
-    leaf.prop_recursive(3, 12, 3, |inner| {
-        prop_oneof![
-            inner.clone().prop_map(|p| Predicate::Not(Box::new(p))),
-            proptest::collection::vec(inner.clone(), 0..=3).prop_map(Predicate::And),
-            proptest::collection::vec(inner, 0..=3).prop_map(Predicate::Or),
-        ]
-    })
-    .boxed()
-}
-
 type Case = (Net, Order, Vec<Predicate>, Vec<Linear>);
 
 fn arb_case(net: impl Strategy<Value = Net>) -> impl Strategy<Value = Case> {
@@ -264,8 +236,8 @@ fn arb_case(net: impl Strategy<Value = Net>) -> impl Strategy<Value = Case> {
             (
                 Just(net),
                 order,
-                proptest::collection::vec(arb_predicate(np, nt), 1..=6),
-                proptest::collection::vec(arb_linear(np), 1..=2),
+                proptest::collection::vec(arb_predicate(np, nt, 4), 1..=6),
+                proptest::collection::vec(arb_linear(np, 4), 1..=2),
             )
         })
 }
@@ -393,7 +365,7 @@ fn cube(places: impl IntoIterator<Item = PlaceIdx>) -> Predicate {
 /// cyclic asymmetric conflict would reach).
 fn arb_contextual_predicate(np: u32, nt: u32) -> BoxedStrategy<Predicate> {
     prop_oneof![
-        arb_predicate(np, nt),
+        arb_predicate(np, nt, 4),
         proptest::collection::btree_set(0..np, 1..=np as usize).prop_map(cube),
     ]
     .boxed()
@@ -410,7 +382,7 @@ fn arb_contextual_case(net: impl Strategy<Value = Net>) -> impl Strategy<Value =
         (
             Just(net),
             proptest::collection::vec(arb_contextual_predicate(np, nt), 1..=8),
-            proptest::collection::vec(arb_linear(np), 1..=2),
+            proptest::collection::vec(arb_linear(np, 4), 1..=2),
         )
     })
 }
@@ -510,9 +482,9 @@ fn small_pep_nets_agree_with_explicit_reach() {
         eprintln!("{file}");
         let net = load(file);
         let (np, nt) = (net.places.len() as u32, net.transitions.len() as u32);
-        let mut targets = draw(arb_predicate(np, nt), 40);
+        let mut targets = draw(arb_predicate(np, nt, 4), 40);
         targets.push(Predicate::Deadlock);
-        let sums = draw(arb_linear(np), 4);
+        let sums = draw(arb_linear(np, 4), 4);
         agree(&net, Order::Mole, &targets, &sums).unwrap_or_else(|e| panic!("{file}: {e}"));
         if net.read_arc_count() > 0 {
             agree_contextual(&net, &targets, &sums)

@@ -647,24 +647,43 @@ impl<'a> Work<'a> {
         Ok(())
     }
 
-    /// Runs the explicit engine on the open goals.
-    fn explicit(&mut self, limits: &Limits) -> Result<(), Overflow> {
+    /// The open targets and bounds as an engine that answers both takes them: the predicates
+    /// and the bound queries (with the upper bounds proved so far), beside their goals.
+    fn open_questions(&self) -> (Targets, Sums, Vec<Predicate>, Vec<BoundQuery>) {
         let (targets, sums) = self.split_open();
-        let preds: Vec<Predicate> = targets.iter().map(|(_, p)| p.clone()).collect();
-        let queries: Vec<BoundQuery> = sums
+        let preds = targets.iter().map(|(_, p)| p.clone()).collect();
+        let queries = sums
             .iter()
             .map(|(i, sum)| BoundQuery {
                 sum: sum.clone(),
                 known_upper: self.upper[*i],
             })
             .collect();
+        (targets, sums, preds, queries)
+    }
+
+    /// Records what `engine` answered to the [`open_questions`](Self::open_questions).
+    fn record(
+        &mut self,
+        targets: &Targets,
+        sums: &Sums,
+        searches: Vec<Search>,
+        bounds: Vec<Bound>,
+        engine: Engine,
+    ) {
+        for ((i, _), search) in targets.iter().zip(searches) {
+            self.search(*i, search, engine);
+        }
+        for ((i, _), bound) in sums.iter().zip(bounds) {
+            self.bound(*i, bound, engine);
+        }
+    }
+
+    /// Runs the explicit engine on the open goals.
+    fn explicit(&mut self, limits: &Limits) -> Result<(), Overflow> {
+        let (targets, sums, preds, queries) = self.open_questions();
         let run = explicit::check(self.net, &preds, &queries, limits, &mut |_| {})?;
-        for ((i, _), search) in targets.iter().zip(run.searches) {
-            self.search(*i, search, Engine::Explicit);
-        }
-        for ((i, _), bound) in sums.iter().zip(run.bounds) {
-            self.bound(*i, bound, Engine::Explicit);
-        }
+        self.record(&targets, &sums, run.searches, run.bounds, Engine::Explicit);
         Ok(())
     }
 
@@ -692,14 +711,7 @@ impl<'a> Work<'a> {
         let preds: Vec<Predicate> = targets.iter().map(|(_, p)| p.clone()).collect();
         let lins: Vec<Linear> = sums.iter().map(|(_, l)| l.clone()).collect();
         match prefix_sat::check_net_with(self.net, &preds, &lins, self.read_arcs, limits) {
-            Ok(found) => {
-                for ((i, _), search) in targets.iter().zip(found.targets) {
-                    self.search(*i, search, Engine::Prefix);
-                }
-                for ((i, _), bound) in sums.iter().zip(found.bounds) {
-                    self.bound(*i, bound, Engine::Prefix);
-                }
-            }
+            Ok(found) => self.record(&targets, &sums, found.targets, found.bounds, Engine::Prefix),
             Err(not_safe) => {
                 let open = targets.iter().map(|t| t.0).chain(sums.iter().map(|s| s.0));
                 for i in open {
@@ -723,25 +735,12 @@ impl<'a> Work<'a> {
                 ));
             }
         }
-        let (targets, sums) = self.split_open();
+        let (targets, sums, preds, queries) = self.open_questions();
         if targets.is_empty() && sums.is_empty() {
             return Ok(());
         }
-        let preds: Vec<Predicate> = targets.iter().map(|(_, p)| p.clone()).collect();
-        let queries: Vec<BoundQuery> = sums
-            .iter()
-            .map(|(i, sum)| BoundQuery {
-                sum: sum.clone(),
-                known_upper: self.upper[*i],
-            })
-            .collect();
         let run = dpor::check(self.net, &preds, &queries, limits, &mut |_| {})?;
-        for ((i, _), search) in targets.iter().zip(run.searches) {
-            self.search(*i, search, Engine::Dpor);
-        }
-        for ((i, _), bound) in sums.iter().zip(run.bounds) {
-            self.bound(*i, bound, Engine::Dpor);
-        }
+        self.record(&targets, &sums, run.searches, run.bounds, Engine::Dpor);
         Ok(())
     }
 

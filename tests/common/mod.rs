@@ -286,3 +286,112 @@ pub fn fire(net: &unfold::model::net::Net, m: &[u64], t: u32) -> Vec<u64> {
     }
     next
 }
+
+/// A marking as plain token counts, for the naive oracles of the property tests: arcs read
+/// straight from the `Net` ([`enabled`]).
+pub struct Plain<'a> {
+    pub net: &'a unfold::model::net::Net,
+    pub m: &'a [u64],
+}
+
+impl unfold::property::Marking for Plain<'_> {
+    fn tokens(&self, p: unfold::model::net::PlaceIdx) -> u64 {
+        self.m[p as usize]
+    }
+    fn enabled(&self, t: unfold::model::net::TransIdx) -> bool {
+        enabled(self.net, self.m, t)
+    }
+    fn dead(&self) -> bool {
+        (0..self.net.transitions.len() as u32).all(|t| !enabled(self.net, self.m, t))
+    }
+}
+
+/// Every reachable marking of `net`, breadth-first by the firing rule alone, or `None` past
+/// `cap` of them.
+pub fn markings(net: &unfold::model::net::Net, cap: usize) -> Option<Vec<Vec<u64>>> {
+    use std::collections::{HashSet, VecDeque};
+    let m0: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
+    let mut seen = HashSet::from([m0.clone()]);
+    let mut queue = VecDeque::from([m0.clone()]);
+    let mut all = vec![m0];
+    while let Some(m) = queue.pop_front() {
+        for t in 0..net.transitions.len() as u32 {
+            if enabled(net, &m, t) {
+                let n = fire(net, &m, t);
+                if seen.insert(n.clone()) {
+                    if all.len() >= cap {
+                        return None;
+                    }
+                    all.push(n.clone());
+                    queue.push_back(n);
+                }
+            }
+        }
+    }
+    Some(all)
+}
+
+/// The marking `run` reaches from the initial one, or `None` if a step is not enabled when it
+/// fires.
+pub fn replay(
+    net: &unfold::model::net::Net,
+    run: &[unfold::model::net::TransIdx],
+) -> Option<Vec<u64>> {
+    let mut m: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
+    for &t in run {
+        if !enabled(net, &m, t) {
+            return None;
+        }
+        m = fire(net, &m, t);
+    }
+    Some(m)
+}
+
+/// Random sums of token counts over places `0..np`: a constant (mostly 0) and up to `k` terms
+/// of weight below `k`.
+pub fn arb_linear(
+    np: u32,
+    k: u64,
+) -> impl proptest::strategy::Strategy<Value = unfold::property::Linear> {
+    use proptest::prelude::*;
+    (
+        prop_oneof![3 => Just(0u64), 1 => 0u64..4],
+        proptest::collection::btree_map(
+            0..np,
+            prop_oneof![3 => Just(1u64), 1 => 1u64..k],
+            0..=k as usize,
+        ),
+    )
+        .prop_map(|(constant, terms)| unfold::property::Linear {
+            constant,
+            terms: terms.into_iter().collect(),
+        })
+}
+
+/// Random predicates over places `0..np` and transitions `0..nt`: every kind of atom
+/// (constants, deadlock, fireability, comparisons of [`arb_linear`] sums with `k`) and
+/// connective, nested up to three deep.
+pub fn arb_predicate(
+    np: u32,
+    nt: u32,
+    k: u64,
+) -> proptest::strategy::BoxedStrategy<unfold::property::Predicate> {
+    use proptest::prelude::*;
+    use unfold::property::{Cmp, Predicate};
+    let leaf = prop_oneof![
+        1 => any::<bool>().prop_map(Predicate::Bool),
+        1 => Just(Predicate::Deadlock),
+        2 => proptest::collection::btree_set(0..nt, 1..=3)
+            .prop_map(|ts| Predicate::Fireable(ts.into_iter().collect())),
+        5 => (arb_linear(np, k), proptest::sample::select(Cmp::ALL.to_vec()), arb_linear(np, k))
+            .prop_map(|(a, c, b)| Predicate::Compare(a, c, b)),
+    ];
+    leaf.prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|p| Predicate::Not(Box::new(p))),
+            proptest::collection::vec(inner.clone(), 0..=3).prop_map(Predicate::And),
+            proptest::collection::vec(inner, 0..=3).prop_map(Predicate::Or),
+        ]
+    })
+    .boxed()
+}
