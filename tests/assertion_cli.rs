@@ -3,7 +3,7 @@
 //! them in its JSON with a witness run, and exits 1; a program that cannot fail exits 0. The
 //! oracle is the brute-force enumeration of happens-before classes of the library.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

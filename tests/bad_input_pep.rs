@@ -1,7 +1,7 @@
 //! Malformed PEP nets given to the real binary: `unfold info` exits with code 2 and prints one
 //! line naming the file, the position and what is wrong.
 
-mod common;
+use crate::common;
 
 /// `unfold info` refuses `content` at `line:col` with a message containing `words`.
 fn rejects(content: &[u8], line: u32, col: u32, words: &[&str]) {

@@ -1,7 +1,7 @@
 //! Malformed PNML files given to the real binary: `unfold info` exits with code 2 and prints one
 //! line naming the file, the position and what is wrong.
 
-mod common;
+use crate::common;
 
 /// The 1-based line and column of byte `offset` of `text`.
 fn line_col(text: &[u8], offset: usize) -> (usize, usize) {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 
-mod common;
+use crate::common;
 use common::{BATCH_HEADER, csv_records};
 
 fn shared() -> PathBuf {

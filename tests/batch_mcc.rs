@@ -8,7 +8,7 @@ use std::path::Path;
 
 use unfold::mcc::Examination;
 
-mod common;
+use crate::common;
 use common::{BATCH_HEADER, csv_records, unfold};
 
 const FORMULA_HEADER: &str =

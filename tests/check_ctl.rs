@@ -8,7 +8,7 @@
 //!
 //! The contest's rule for finite maximal paths is pinned by hand-made nets with deadlocks.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

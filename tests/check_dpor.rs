@@ -5,7 +5,7 @@
 //! kind of atom and connective) and sums: every target's answer is the oracle's, every witness
 //! replays to a marking satisfying its target, every bound is the maximum over the markings.
 
-mod common;
+use crate::common;
 
 use common::{arb_linear, arb_predicate};
 

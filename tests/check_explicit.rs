@@ -3,7 +3,7 @@
 //! reachable marking enumerated breadth-first. Random bounded nets (weights, read arcs) and
 //! random predicates (every kind of atom and connective, every comparison).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -6,7 +6,7 @@
 //! with unknown. The large PEP nets are timed by an ignored test
 //! (`tools/bench_prefix_sat.sh`).
 
-mod common;
+use crate::common;
 
 use common::{arb_linear, arb_predicate};
 

@@ -2,7 +2,7 @@
 //! one object per property, and bad input (malformed XML, unknown places and transitions,
 //! syntax and type errors) refused in one line that names where, with exit code 2.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -5,7 +5,7 @@
 //! breadth-first search of the given net's markings, and every witness must be a run of the
 //! given net that shows the answer.
 
-mod common;
+use crate::common;
 
 use common::{Arcs, NetSpec as Spec, enabled, fire, net_of_spec as build};
 

@@ -2,8 +2,6 @@
 //! it ends `cat`: no panic, no error message, for every output (the human report, JSON, DOT,
 //! PNML and PEP, the batch's table) on standard output and on standard error.
 
-mod common;
-
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
 

@@ -5,7 +5,7 @@
 //! contest's (oracle.tsv); and bad coloured input is refused with one positioned line naming
 //! the element, exit 2.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

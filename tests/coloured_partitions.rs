@@ -3,7 +3,7 @@
 //! reachable markings counted by hand in its header comment, and ill-formed partitions are
 //! refused at their element.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

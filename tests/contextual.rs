@@ -3,7 +3,7 @@
 //! marking is the marking of a configuration of the prefix, the deadlock answers agree), and on
 //! random small nets with read arcs (markings, deadlocks and safety against the state space).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! plain prefix, drawings with undirected read arcs, refusals, deadlocks, and
 //! `convert --read-arcs`.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! `safe` attribute read back from the written file are those of the original, on contest
 //! models that have one.
 
-mod common;
+use crate::common;
 
 use unfold::model::net::Net;
 

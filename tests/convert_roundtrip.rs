@@ -2,7 +2,7 @@
 //! the places, transitions, arcs, weights and initial marking (through the library), and
 //! `unfold convert` + `unfold info --json` agree on the sizes (through the binary).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

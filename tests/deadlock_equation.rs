@@ -7,7 +7,7 @@
 //! Hand-made nets show what the state equation adds to the plain trap argument, and what it
 //! cannot prove.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashSet, VecDeque};
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 fn stdout_of(args: &[&str]) -> String {
     let out = common::unfold().args(args).output().unwrap();

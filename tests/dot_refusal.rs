@@ -2,7 +2,7 @@
 //! and said at once, the run's exit code stays (a deadlock is 1), the message offers
 //! `--dot-limit N`; output paths that cannot be written are refused before the run starts.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! warning, and the two share fonts, event and condition numbering from 1, the cutoff and
 //! deadlock colours, the legend, and cutoff edges that do not constrain the layout.
 
-mod common;
+use crate::common;
 
 use std::process::Command as Std;
 

@@ -3,7 +3,7 @@
 //! deadlocks and assertion failures), and the unfolding DPOR (naive handlers) against the
 //! Mazurkiewicz brute force on the same programs; without handlers both DPORs agree.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! `unfold edpor FILE` and `unfold FILE --edpor` through the real binary: statistics, JSON,
 //! exit codes, limits, bad input, and the printed witnesses (snapshots).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! suggestion, a program given where a net is expected named as such. Each is one line (or
 //! clap's short block), exit code 2.
 
-mod common;
+use crate::common;
 
 fn stderr_of(args: &[&str]) -> String {
     let out = common::unfold().args(args).output().unwrap();

@@ -3,7 +3,7 @@
 //! firing them in either order reaches the same marking. And the slots built from it cover
 //! exactly the dependent pairs (DESIGN §2).
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use unfold::explore::limits::Limits;

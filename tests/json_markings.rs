@@ -2,7 +2,7 @@
 //! places by identifier), next to the `state` text: checked against the marking reached by
 //! replaying the witness run on the net's arcs by hand, in every mode that prints one.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

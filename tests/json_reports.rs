@@ -1,7 +1,7 @@
 //! Every JSON report says which build and which command made it: `version` (the crate's) and
 //! `command_line` (the arguments as given), in every mode.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 
 /// How long after its time limit a run may take to stop and report.
 const SLACK: Duration = Duration::from_secs(2);

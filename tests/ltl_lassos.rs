@@ -4,7 +4,7 @@
 //! measured in the same run. Ignored (it measures, it does not test); run it with
 //!
 //! ```text
-//! cargo test --release --test ltl_lassos -- --ignored --nocapture
+//! cargo test --release --test integration ltl_lassos:: -- --ignored --nocapture
 //! ```
 //!
 //! `LASSO_SECONDS` (default 1) bounds each check; `LASSO_ALL=1` takes every P/T instance
@@ -12,7 +12,7 @@
 //! missing; it also fails if a verdict depends on the lasso's shape or a short lasso is
 //! longer than the one found (the search falls back to the found one only at a limit).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! variables, the answer lines on standard output. Every answer must equal the `mcc.*` rows
 //! of ../shared/nets/ORACLES.tsv; coloured nets are unfolded and compete.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -6,11 +6,11 @@
 //! The contest's rule for finite maximal paths is pinned here too: the answers are checked
 //! under both candidate rules (`DeadlockRule`), and only the contest's agrees with them all.
 //!
-//! The CI part runs a few instances; `cargo test --release --test mcc_ctl -- --ignored
+//! The CI part runs a few instances; `cargo test --release --test integration mcc_ctl:: -- --ignored
 //! --nocapture` runs every P/T instance with 60 s per instance and examination
 //! (`tools/ctl_share.sh`).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -6,7 +6,7 @@
 //! so that a regression of the early verdicts fails here. `tools/mcc/properties.py
 //! --examinations global` prints the shares per examination and technique.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -4,7 +4,7 @@
 //! check alone). The whole set, with the shares per technique, is `tools/mcc/properties.py
 //! --examinations LTLCardinality,LTLFireability`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

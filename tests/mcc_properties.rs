@@ -4,7 +4,7 @@
 //! (an engine that answered nothing would pass the first check alone). The whole set, with
 //! the shares per examination and engine, is `tools/mcc/properties.py`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

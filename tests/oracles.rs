@@ -4,7 +4,7 @@
 //! Release only (`cargo test --release`): it explores real state spaces, each net under a
 //! 60-second budget. Nets that do not finish are listed, and at least 25 must be checked.
 
-mod common;
+use crate::common;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};

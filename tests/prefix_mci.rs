@@ -4,7 +4,7 @@
 //! numbering the checkers of Mole/Punf rely on, and the meaning of cutoffs (a cutoff's local
 //! configuration reaches the marking of its corresponding event's).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! report give `complete: false` and the phase, and the unfolding and the deadlock search are
 //! timed apart.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

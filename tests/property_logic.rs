@@ -4,7 +4,7 @@
 //! None of the contest's own formula files is refused (fails, never skips, when ../shared/mcc
 //! is missing).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

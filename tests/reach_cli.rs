@@ -2,7 +2,7 @@
 //! bounded, and a pumping run proves it unbounded at once (exit 3, `stopped: "unbounded"`,
 //! with the run), instead of exploring until a limit.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 

@@ -7,7 +7,7 @@
 //! original to the same marking (a dead one for dead runs). Each rule also has hand-made
 //! nets where its precondition holds and where it does not.
 
-mod common;
+use crate::common;
 
 use common::{Arcs, NetSpec as Spec, enabled, fire, net_of_spec as build};
 

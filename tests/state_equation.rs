@@ -3,7 +3,7 @@
 //! too) is at least its maximum over every marking the explicit explorer reaches; on the
 //! contest's P/T instances, at least every known answer of UpperBounds in `oracle.tsv`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

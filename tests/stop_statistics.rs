@@ -3,7 +3,7 @@
 //! 39: a run of the DPOR with cutoffs on rw_12 passed the explorers' budget unmeasured and was
 //! stopped by the watchdog with no statistics).
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 

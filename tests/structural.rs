@@ -6,7 +6,7 @@
 //! checked against a brute-force enumeration of small weight vectors (complete and minimal),
 //! and the facts of the contest's instances against the contest's answers.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

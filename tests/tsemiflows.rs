@@ -7,7 +7,7 @@
 //! deadlocks and liveness are those of the state space; the summary's bounds, safety
 //! certificate and siphon-trap verdict hold of it.
 
-mod common;
+use crate::common;
 
 use common::{Arcs, NetSpec as Spec, enabled, fire, net_of_spec as build};
 

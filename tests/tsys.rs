@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use unfold::explore::brute::{self, BruteOptions, BruteStats};

@@ -1,7 +1,7 @@
 //! The unfolding DPOR against the brute-force oracle (DESIGN §6.1) and explicit reachability,
 //! on random small acyclic nets and on families with analytic counts.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use unfold::explore::brute::{self, BruteOptions};

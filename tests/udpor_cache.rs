@@ -2,7 +2,7 @@
 //! forces evictions changes none of the answers, and the peak resident memory, measured from
 //! outside with `/usr/bin/time -v`, stays under the limit.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -1,6 +1,6 @@
 //! The default job through the real binary: `unfold FILE [--cutoffs] [--dot OUT]`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command as Std;

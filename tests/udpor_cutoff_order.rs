@@ -5,7 +5,7 @@
 //! marking and its key from the explored events alone, with its own dense Parikh vectors and
 //! Foata levels, and checks every verdict and every corresponding event against them.
 
-mod common;
+use crate::common;
 
 use std::cmp::Ordering;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! cover every reachable marking. Both adequate orders; several event-selection orders; exact
 //! and 1-partial alternatives.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -19,8 +19,8 @@ cd "$root"
 [ -n "${2:-}" ] && export BENCH_FORMULAS="$2"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-if ! cargo test --release --quiet --test check_dpor -- --ignored --exact \
-    bench_engines_on_large_pep_nets --nocapture >"$out" 2>&1; then
+if ! cargo test --release --quiet --test integration -- --ignored --exact \
+    check_dpor::bench_engines_on_large_pep_nets --nocapture >"$out" 2>&1; then
     cat "$out" >&2
     exit 1
 fi

@@ -21,8 +21,8 @@ cd "$root"
 [ -n "${2:-}" ] && export BENCH_FORMULAS="$2"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-if ! cargo test --release --quiet --test check_prefix_sat -- --ignored --exact \
-    bench_contextual_against_self_loops --nocapture >"$out" 2>&1; then
+if ! cargo test --release --quiet --test integration -- --ignored --exact \
+    check_prefix_sat::bench_contextual_against_self_loops --nocapture >"$out" 2>&1; then
     cat "$out" >&2
     exit 1
 fi

@@ -9,6 +9,6 @@
 set -eu
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = rules ]; then
-    exec cargo test --release --test mcc_ctl deadlock_rules_over_every_instance -- --ignored --nocapture
+    exec cargo test --release --test integration mcc_ctl::deadlock_rules_over_every_instance -- --ignored --nocapture
 fi
-CTL_BUDGET_SECS="${1:-60}" exec cargo test --release --test mcc_ctl ctl_share_over_every_instance -- --ignored --nocapture
+CTL_BUDGET_SECS="${1:-60}" exec cargo test --release --test integration mcc_ctl::ctl_share_over_every_instance -- --ignored --nocapture
