@@ -91,7 +91,13 @@ fn agree(net: &Net, order: Order, targets: &[Predicate], sums: &[Linear]) -> Res
 
 /// The contextual prefix of `net`, if the net is safe.
 fn contextual_prefix(net: &Net) -> Option<ContextualRun> {
-    let run = contextual::explore(net, &Limits::default(), &mut |_| {}).ok()?;
+    let run = contextual::explore(
+        net,
+        &contextual::ContextualOptions::default(),
+        &Limits::default(),
+        &mut |_| {},
+    )
+    .ok()?;
     assert!(run.stopped.is_none());
     Some(run)
 }

@@ -9,13 +9,14 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
 use proptest::prelude::*;
-use unfold::explore::contextual::{self, ContextualPrefix};
+use unfold::explore::contextual::{self, ContextualOptions, ContextualPrefix};
 use unfold::explore::limits::Limits;
 use unfold::explore::prefix::{self, DeadlockAnswer, PrefixOptions};
 use unfold::explore::reach::explore_net;
 use unfold::formats::read_net;
 use unfold::model::net::Net;
 use unfold::model::read_arcs::loops_to_read_arcs;
+use unfold::unfolding::order::Order;
 
 fn limits() -> Limits {
     Limits::new(Some(Duration::from_secs(600)), None)
@@ -61,7 +62,8 @@ fn published_contextual_prefix_sizes() {
     for (file, want) in &oracles {
         let net = read_net(&dir.join(file)).unwrap().0;
         assert!(net.read_arc_count() > 0, "{file} has no read arcs");
-        let r = contextual::explore(&net, &limits(), &mut |_| {}).unwrap();
+        let r = contextual::explore(&net, &ContextualOptions::default(), &limits(), &mut |_| {})
+            .unwrap();
         assert!(r.stopped.is_none(), "{file}");
         let got = figures(&r.prefix);
         for (k, v) in want {
@@ -71,7 +73,9 @@ fn published_contextual_prefix_sizes() {
         if twin.is_file() {
             let (made, loops) = loops_to_read_arcs(&read_net(&twin).unwrap().0);
             assert_eq!(loops, net.read_arc_count(), "{file}: read arcs made");
-            let r = contextual::explore(&made, &limits(), &mut |_| {}).unwrap();
+            let r =
+                contextual::explore(&made, &ContextualOptions::default(), &limits(), &mut |_| {})
+                    .unwrap();
             assert_eq!(
                 figures(&r.prefix),
                 got,
@@ -109,7 +113,8 @@ fn plain_nets_give_the_plain_figures() {
             continue;
         }
         let net = read_net(&dir.join(&file)).unwrap().0;
-        let r = contextual::explore(&net, &limits(), &mut |_| {}).unwrap();
+        let r = contextual::explore(&net, &ContextualOptions::default(), &limits(), &mut |_| {})
+            .unwrap();
         let p = &r.prefix;
         // Without read arcs every event has one history.
         assert_eq!(p.history_count(), p.event_count(), "{file}");
@@ -119,6 +124,28 @@ fn plain_nets_give_the_plain_figures() {
             p.cutoffs() as u64,
         );
         assert_eq!(got, want, "{file}");
+        // Textbook ERV is total too: the contextual construction in it gives the plain
+        // prefix of that order.
+        let erv = ContextualOptions { order: Order::Erv };
+        let r = contextual::explore(&net, &erv, &limits(), &mut |_| {}).unwrap();
+        let options = PrefixOptions {
+            order: Order::Erv,
+            deadlock: false,
+        };
+        let plain = prefix::explore(&net, &options, &limits(), &mut |_| {}).unwrap();
+        assert_eq!(
+            (
+                r.prefix.event_count(),
+                r.prefix.conditions.len(),
+                r.prefix.cutoffs()
+            ),
+            (
+                plain.prefix.events.len(),
+                plain.prefix.conditions.len(),
+                plain.prefix.cutoffs()
+            ),
+            "{file}: order erv"
+        );
         checked += 1;
     }
     assert!(checked >= 20, "only {checked} nets");
@@ -259,7 +286,8 @@ fn check_deadlock_witness(net: &Net, p: &ContextualPrefix, run: &[u32], what: &s
 /// (when its configurations are few enough to enumerate) and answers deadlocks as `reach`;
 /// an unsafe net is refused with a run that puts two tokens on a place. Returns whether the
 /// markings were compared exactly.
-fn check_against_reach(net: &Net, what: &str, cap: usize) -> bool {
+fn check_against_reach(net: &Net, what: &str, cap: usize, order: Order) -> bool {
+    let what = &format!("{what} (order {order})");
     let reach = explore_net(
         net,
         &Limits::new(Some(Duration::from_secs(2)), None),
@@ -270,7 +298,7 @@ fn check_against_reach(net: &Net, what: &str, cap: usize) -> bool {
     if reach.stopped.is_some() && reach.safe {
         return false;
     }
-    let r = match contextual::explore(net, &limits(), &mut |_| {}) {
+    let r = match contextual::explore(net, &ContextualOptions { order }, &limits(), &mut |_| {}) {
         Err(e) => {
             assert!(
                 !reach.safe,
@@ -344,7 +372,7 @@ fn complete_against_reach() {
         .filter(|p| p.extension().is_some_and(|x| x == "ll_net"))
         .collect();
     files.sort();
-    let (mut checked, mut exact) = (0, 0);
+    let (mut checked, mut exact, mut exact_others) = (0, 0, 0);
     for file in files {
         let net = read_net(&file).unwrap().0;
         let (net, loops) = if net.read_arc_count() > 0 {
@@ -365,16 +393,24 @@ fn complete_against_reach() {
         if reach.stopped.is_some() || reach.states > 20_000 {
             continue;
         }
-        exact += usize::from(check_against_reach(
-            &net,
-            &file.display().to_string(),
-            200_000,
-        ));
+        let what = file.display().to_string();
+        exact += usize::from(check_against_reach(&net, &what, 200_000, Order::Mole));
+        // The other orders on fewer configurations: the size order's prefixes have many more.
+        for order in [Order::Erv, Order::Size] {
+            exact_others += usize::from(check_against_reach(&net, &what, 10_000, order));
+        }
         checked += 1;
     }
     assert!(checked >= 8, "only {checked} nets");
     assert!(exact >= 6, "only {exact} compared exactly");
+    assert!(
+        exact_others >= 8,
+        "only {exact_others} compared exactly in erv and size"
+    );
 }
+
+/// Every adequate order the contextual prefix offers.
+const ORDERS: [Order; 3] = [Order::Mole, Order::Erv, Order::Size];
 
 fn arb_machines_net() -> impl Strategy<Value = Net> {
     (2usize..=4, 2usize..=4)
@@ -398,16 +434,22 @@ proptest! {
     /// the unsafe nets.
     #[test]
     fn random_read_arc_nets_agree_with_the_state_space(net in arb_machines_net()) {
-        let exact = check_against_reach(&net, "random net", 1_000_000);
-        if exact {
-            // The plain prefix (read arcs as self-loops) reaches the same markings.
-            let plain = prefix::explore(&net, &PrefixOptions::default(), &limits(), &mut |_| {})
-                .unwrap();
-            let contextual = contextual::explore(&net, &limits(), &mut |_| {}).unwrap();
-            prop_assert_eq!(
-                plain_markings(&plain.prefix),
-                configuration_markings(&net, &contextual.prefix, 1_000_000).unwrap()
-            );
+        for order in ORDERS {
+            let exact = check_against_reach(&net, "random net", 1_000_000, order);
+            if exact {
+                // The plain prefix (read arcs as self-loops) reaches the same markings.
+                let plain =
+                    prefix::explore(&net, &PrefixOptions::default(), &limits(), &mut |_| {})
+                        .unwrap();
+                let options = ContextualOptions { order };
+                let contextual = contextual::explore(&net, &options, &limits(), &mut |_| {})
+                    .unwrap();
+                prop_assert_eq!(
+                    plain_markings(&plain.prefix),
+                    configuration_markings(&net, &contextual.prefix, 1_000_000).unwrap(),
+                    "order {}", order
+                );
+            }
         }
     }
 }

@@ -100,7 +100,13 @@ fn drawing_has_undirected_read_arcs_and_renders() {
     let net = read_net(std::path::Path::new(&cont("peterson.ll_net")))
         .unwrap()
         .0;
-    let r = unfold::explore::contextual::explore(&net, &Limits::default(), &mut |_| {}).unwrap();
+    let r = unfold::explore::contextual::explore(
+        &net,
+        &Default::default(),
+        &Limits::default(),
+        &mut |_| {},
+    )
+    .unwrap();
     let context_arcs: usize = r.prefix.events.iter().map(|e| e.context.len()).sum();
     assert!(context_arcs > 0);
     assert_eq!(text.matches("dir=none").count(), context_arcs);
@@ -134,12 +140,37 @@ fn mci_and_other_orders_are_refused() {
         "{err}"
     );
     assert!(!mci.exists() || std::fs::metadata(&mci).unwrap().len() == 0);
-    let out = common::unfold()
-        .args(["prefix", &cont("mutual.ll_net"), "--order", "erv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--order mole"));
+}
+
+/// `--order erv|size` builds the contextual prefix in that order and says so; each gives the
+/// deadlock answer of the default order (the prefixes are all complete; their sizes may
+/// differ).
+#[test]
+fn every_order_builds_the_contextual_prefix() {
+    let json = |order: &str| -> serde_json::Value {
+        let out = common::unfold()
+            .args([
+                "prefix",
+                &cont("mutual.ll_net"),
+                "--deadlock",
+                "--order",
+                order,
+            ])
+            .args(["--json", "-", "-q"])
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some_and(|c| c < 2), "{order}: {out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let mole = json("mole");
+    for order in ["erv", "size"] {
+        let j = json(order);
+        assert_eq!(j["unfolding"], "contextual", "{order}: {j}");
+        assert_eq!(j["order"], order, "{j}");
+        assert_eq!(j["complete"], true, "{order}: {j}");
+        assert_eq!(j["deadlock"], mole["deadlock"], "{order}: {j}");
+        assert!(j["hist"].as_u64().unwrap() > 0, "{order}: {j}");
+    }
 }
 
 /// `prefix --deadlock` on every read-arc net answers as explicit-state reachability, and

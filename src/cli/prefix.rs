@@ -210,17 +210,14 @@ fn run_contextual(
             args.file.display()
         );
     }
-    if !matches!(args.order, OrderArg::Mole) {
-        bail!(
-            "the contextual unfolding uses Cunf's order (--order mole); --read-arcs self-loops \
-             unfolds with --order erv or size"
-        );
-    }
     let limits = watchdog.limits();
     let progress = Progress::spinner(args.output.quiet);
     let start = std::time::Instant::now();
     let mut ahead = DotLimitAhead::new(args);
-    let mut r = unfold::explore::contextual::explore(net, &limits, &mut |p| {
+    let options = unfold::explore::contextual::ContextualOptions {
+        order: Order::from(args.order),
+    };
+    let mut r = unfold::explore::contextual::explore(net, &options, &limits, &mut |p| {
         ahead.check(p.events + p.conditions, &progress);
         progress.set_message(|| {
             format!(

@@ -216,7 +216,7 @@ pub fn contextual_report(
         stopped.map_or(Value::Null, |(phase, _)| Value::from(phase.name())),
     );
     stats.add("unfolding", "unfolding", "contextual");
-    stats.add("order", "order", Order::Mole.to_string());
+    stats.add("order", "order", r.order.to_string());
     stats.add("hist", "histories", histories);
     stats.add("events", "events", p.event_count());
     stats.add("cond", "conditions", p.conditions.len());

@@ -288,7 +288,12 @@ pub fn check_net_with(
         bounds: sums.iter().map(|s| checker.bound(s, limits)).collect(),
     };
     if read_arcs == ReadArcs::Contextual && net.read_arc_count() > 0 {
-        let run = contextual::explore(net, limits, &mut |_| {})?;
+        let run = contextual::explore(
+            net,
+            &contextual::ContextualOptions::default(),
+            limits,
+            &mut |_| {},
+        )?;
         if let Some(r) = run.stopped {
             return Ok(stopped(r));
         }

@@ -21,7 +21,7 @@ use crate::explore::limits::{Limits, StopReason};
 use crate::explore::prefix::NotSafe;
 use crate::explore::prefix::heap::Heap;
 use crate::model::net::{Net, PlaceIdx, TransIdx};
-use crate::unfolding::order::{cmp_level, cmp_parikh};
+use crate::unfolding::order::{Order, cmp_level, cmp_level_parikh, cmp_parikh};
 use std::cmp::Ordering;
 
 /// A transition as the construction sees it.
@@ -43,6 +43,8 @@ struct Slot {
 
 pub(super) struct Builder<'n> {
     net: &'n Net,
+    /// The adequate order of the queue and of the cutoff criterion.
+    order: Order,
     trs: Vec<Tr>,
     /// Per place, the transitions that consume it and those that read it (live ones only).
     consumers: Vec<Vec<TransIdx>>,
@@ -69,7 +71,7 @@ pub(super) struct Builder<'n> {
 }
 
 impl<'n> Builder<'n> {
-    pub(super) fn new(net: &'n Net) -> Self {
+    pub(super) fn new(net: &'n Net, order: Order) -> Self {
         let np = net.places.len();
         let mut trs = Vec::with_capacity(net.transitions.len());
         let mut consumers = vec![Vec::new(); np];
@@ -102,6 +104,7 @@ impl<'n> Builder<'n> {
         }
         Builder {
             net,
+            order,
             trs,
             consumers,
             readers,
@@ -317,14 +320,26 @@ impl<'n> Builder<'n> {
             self.prefix.events[e as usize].postset = post;
         }
         let marking = &self.prefix.histories[h as usize].marking;
-        if let Some(&first) = self.table.get(marking) {
+        let seen = self.table.get(marking).copied();
+        // A total order makes every history that left the queue earlier smaller; McMillan's
+        // needs a strictly smaller one (histories leave in order of size, so the first kept
+        // with the marking is the smallest).
+        let cutoff = seen.filter(|&first| {
+            self.order.is_total()
+                || self.prefix.histories[first as usize].size()
+                    < self.prefix.histories[h as usize].size()
+        });
+        if let Some(first) = cutoff {
             self.prefix.histories[h as usize].state = HistoryState::Cutoff(first);
             // Its postset still gets (inert) enriched conditions: a token of it next to a
             // token of the same place shows that the net is not safe.
             self.enrich(h, false);
             return Ok(());
         }
-        self.table.insert(marking.clone(), h);
+        if seen.is_none() {
+            let marking = self.prefix.histories[h as usize].marking.clone();
+            self.table.insert(marking, h);
+        }
         self.prefix.histories[h as usize].state = HistoryState::Kept;
         self.prefix.events[e as usize].cutoff = false;
         self.enrich(h, true);
@@ -831,13 +846,23 @@ impl<'n> Builder<'n> {
     }
 
     fn push(&mut self, id: u32) {
-        let Builder { heap, prefix, .. } = self;
-        heap.push(id, &mut |a, b| cmp_histories(prefix, a, b));
+        let Builder {
+            heap,
+            prefix,
+            order,
+            ..
+        } = self;
+        heap.push(id, &mut |a, b| cmp_histories(prefix, *order, a, b));
     }
 
     fn pop(&mut self) -> Option<u32> {
-        let Builder { heap, prefix, .. } = self;
-        heap.pop(&mut |a, b| cmp_histories(prefix, a, b))
+        let Builder {
+            heap,
+            prefix,
+            order,
+            ..
+        } = self;
+        heap.pop(&mut |a, b| cmp_histories(prefix, *order, a, b))
     }
 }
 
@@ -883,20 +908,26 @@ fn same_past(a: &[u32], a_self: u32, b: &[u32], b_self: u32) -> bool {
     }
 }
 
-/// The adequate order on histories: size, Parikh vector, then Foata levels by depth, each
-/// compared by [`cmp_level`].
-fn cmp_histories(prefix: &ContextualPrefix, a: u32, b: u32) -> Ordering {
+/// The adequate order on histories. Cunf's ([`Order::Mole`]): size, Parikh vector, then Foata
+/// levels by depth in the graph of histories, each compared by [`cmp_level`]; textbook ERV
+/// ([`Order::Erv`]): the same with each level compared by its Parikh vector; McMillan's
+/// ([`Order::Size`]): size alone (not total: equal sizes compare equal).
+fn cmp_histories(prefix: &ContextualPrefix, order: Order, a: u32, b: u32) -> Ordering {
     let (ha, hb) = (&prefix.histories[a as usize], &prefix.histories[b as usize]);
-    ha.size()
-        .cmp(&hb.size())
+    let by_size = ha.size().cmp(&hb.size());
+    if order == Order::Size {
+        return by_size;
+    }
+    by_size
         .then_with(|| cmp_parikh(&ha.parikh, &hb.parikh))
-        .then_with(|| cmp_foata(prefix, ha, hb))
+        .then_with(|| cmp_foata(prefix, order == Order::Mole, ha, hb))
 }
 
 /// Compares the Foata levels of two histories of equal size and Parikh vector: the histories
 /// only one of them holds, level by level (with the shared ones of the level counted for both),
-/// while both still hold histories of their own.
-fn cmp_foata(prefix: &ContextualPrefix, ha: &History, hb: &History) -> Ordering {
+/// while both still hold histories of their own; each level by [`cmp_level`] when `mole`, by
+/// its Parikh vector otherwise.
+fn cmp_foata(prefix: &ContextualPrefix, mole: bool, ha: &History, hb: &History) -> Ordering {
     let hs = &prefix.histories;
     let (a, b) = (&ha.closure, &hb.closure);
     // (depth, transition, side) with side 0 = only in a, 1 = only in b, 2 = both.
@@ -969,7 +1000,11 @@ fn cmp_foata(prefix: &ContextualPrefix, ha: &History, hb: &History) -> Ordering 
             }
             k += 1;
         }
-        let c = cmp_level(&level);
+        let c = if mole {
+            cmp_level(&level)
+        } else {
+            cmp_level_parikh(&level)
+        };
         if c != Ordering::Equal {
             return c;
         }

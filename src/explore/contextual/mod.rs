@@ -11,10 +11,11 @@
 //! (an event with one of its histories):
 //!
 //! 1. Possible extensions are enriched events waiting in a queue ordered by an adequate order
-//!    on histories (Cunf's: size, Parikh vector, then Foata levels by depth in the graph of
-//!    histories, each compared by [`cmp_level`](crate::unfolding::order::cmp_level)).
+//!    on histories (by default Cunf's: size, Parikh vector, then Foata levels by depth in the
+//!    graph of histories, each compared by [`cmp_level`](crate::unfolding::order::cmp_level);
+//!    textbook ERV and McMillan's size order as [`ContextualOptions`]).
 //! 2. The least leaves the queue. It is a *cutoff* when a history that left before it reaches
-//!    the same marking; otherwise its event's conditions get *enriched conditions* (a condition
+//!    the same marking (a strictly smaller one under the size order, which is not total); otherwise its event's conditions get *enriched conditions* (a condition
 //!    with a history that produced or read it) and their concurrency relation, from which the
 //!    new possible extensions come ([`build`]).
 //!
@@ -38,6 +39,7 @@ pub use store::{
 use crate::explore::limits::{Limits, StopReason};
 use crate::explore::prefix::{DeadlockAnswer, NotSafe};
 use crate::model::net::Net;
+use crate::unfolding::order::Order;
 
 /// The occurrence net of a contextual prefix, with its histories.
 #[derive(Clone, Debug, Default)]
@@ -147,6 +149,8 @@ pub struct EnrichedCounts {
 pub struct ContextualRun {
     /// The prefix (complete unless `stopped`).
     pub prefix: ContextualPrefix,
+    /// The adequate order it was built in.
+    pub order: Order,
     /// Why the construction stopped early.
     pub stopped: Option<StopReason>,
     /// Enriched conditions made, by kind.
@@ -173,18 +177,30 @@ impl ContextualRun {
     }
 }
 
+/// How the contextual prefix is built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContextualOptions {
+    /// The adequate order on histories: Cunf's ([`Order::Mole`], the default, the order of
+    /// the published `cprefix` figures), textbook ERV, or McMillan's size order (cutoffs need
+    /// a strictly smaller history with the same marking; Baldan, Corradini, König and Schwoon
+    /// showed it adequate on contextual nets).
+    pub order: Order,
+}
+
 /// Computes the complete finite prefix of the contextual unfolding of `net` (which must be
-/// safe), in Cunf's order.
+/// safe), in the order of `options`.
 pub fn explore(
     net: &Net,
+    options: &ContextualOptions,
     limits: &Limits,
     progress: &mut dyn FnMut(ContextualProgress),
 ) -> Result<ContextualRun, NotSafe> {
-    let mut b = build::Builder::new(net);
+    let mut b = build::Builder::new(net, options.order);
     let stopped = b.run(limits, progress)?;
     let bytes = b.peak_bytes.max(b.bytes());
     let enriched = b.enriched_counts();
     Ok(ContextualRun {
+        order: options.order,
         duplicates: b.duplicates,
         prefix: std::mem::take(&mut b.prefix),
         stopped,

@@ -151,6 +151,17 @@ fn level_counts(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32, u32)> {
     out
 }
 
+/// Compares one Foata level of two configurations (or histories) by its Parikh vectors, as
+/// [`cmp_parikh`] does, given the sorted transitions of the level with their numbers of
+/// occurrences in each (`(transition, in first, in second)`): at the first transition held a
+/// different number of times, the one holding more of it is smaller.
+pub fn cmp_level_parikh(level: &[(u32, u32, u32)]) -> Ordering {
+    level
+        .iter()
+        .find(|x| x.1 != x.2)
+        .map_or(Ordering::Equal, |x| x.2.cmp(&x.1))
+}
+
 /// Compares one Foata level of two configurations (or histories) as Cunf's "Mole ERV" order
 /// does, given the sorted transitions of the level with their numbers of occurrences in each
 /// (`(transition, in first, in second)`, at least one of the two non-zero): more distinct
@@ -191,6 +202,28 @@ mod tests {
         assert_eq!(cmp_parikh(&[(0, 2)], &[(0, 1), (1, 1)]), Ordering::Less);
         assert_eq!(cmp_parikh(&[(0, 1), (2, 1)], &[(1, 2)]), Ordering::Less);
         assert_eq!(cmp_parikh(&[(1, 1)], &[(1, 1)]), Ordering::Equal);
+    }
+
+    /// The level comparison by Parikh vectors is `cmp_parikh` on the level's two vectors, on
+    /// every level over three transitions with up to two occurrences each.
+    #[test]
+    fn level_by_parikh_is_cmp_parikh() {
+        for code in 0..729u32 {
+            let digit = |i: u32| (code / 3u32.pow(i)) % 3;
+            let level: Vec<(u32, u32, u32)> = (0..3)
+                .map(|t| (t, digit(2 * t), digit(2 * t + 1)))
+                .filter(|x| x.1 + x.2 > 0)
+                .collect();
+            let side = |f: fn(&(u32, u32, u32)) -> u32| -> Vec<(u32, u32)> {
+                level
+                    .iter()
+                    .filter(|x| f(x) > 0)
+                    .map(|x| (x.0, f(x)))
+                    .collect()
+            };
+            let (a, b) = (side(|x| x.1), side(|x| x.2));
+            assert_eq!(cmp_level_parikh(&level), cmp_parikh(&a, &b), "{level:?}");
+        }
     }
 
     #[test]
