@@ -22,7 +22,7 @@ use crate::model::net::{Net, PlaceIdx, TransIdx};
 use crate::property::predicate::{Linear, Predicate};
 use crate::property::syntax::{Cmp, IntExpr};
 use crate::structural::dead::never_fire_from;
-use crate::structural::siphons::{consumers, emptiable_siphons, is_siphon};
+use crate::structural::siphons::{consumers, emptiable_siphons, is_siphon, no_siphon_empties};
 use crate::structural::state_equation::{MarkingBox, StateEquation};
 use crate::structural::traps::{TrapVerdict, deadlock_free, deadlock_free_with};
 use crate::structural::tsemiflows::t_semiflows;
@@ -183,6 +183,7 @@ pub fn structural(
                 )
             })
             .or_else(|| never_enabled_by_equation(net, facts, half_way(deadline)))
+            .or_else(|| live_free_choice(net, facts, half_way(deadline)))
             .or_else(|| {
                 let f = finite_runs(net, facts, deadline)?;
                 let t = f.uncovered?;
@@ -229,6 +230,37 @@ fn never_enabled_by_equation(net: &Net, facts: &Facts, deadline: Instant) -> Opt
         }
     }
     None
+}
+
+/// Liveness of a free-choice net from its siphons: no transition is dead by the facts and no
+/// siphon with a consumer can be empty at a reachable marking ([`no_siphon_empties`], searched
+/// until `deadline`). *Soundness*: in a free-choice net (ordinary, no read arcs, transitions
+/// sharing an input place have the same input places) that is not live there is a reachable
+/// marking `M` and a non-empty siphon empty at `M` made of one input place of each transition
+/// dead at `M` (the first half of the proof of Commoner's theorem; P. Jančar, *A concise proof
+/// of Commoner's theorem*, Petri Net Newsletter 49, 1995): a siphon with a consumer, empty at
+/// a reachable marking, which the search excludes. So the net is live. (Commoner's condition,
+/// every siphon holding an initially marked trap, is the case where the traps alone exclude
+/// every siphon.)
+fn live_free_choice(net: &Net, facts: &Facts, deadline: Instant) -> Option<Early> {
+    if net.transitions.is_empty()
+        || !net.structure().free_choice
+        || facts.dead().iter().any(|&d| d)
+        || Instant::now() >= deadline
+        || !no_siphon_empties(net, facts, deadline)
+    {
+        return None;
+    }
+    Some(Early {
+        method: Method::Traps,
+        ..Early::structural(
+            true,
+            "the net is free-choice and no siphon can be emptied (each holds a marked trap, a \
+             marked P-semiflow or a place bounded below, or the state equation refutes it \
+             empty)"
+                .into(),
+        )
+    })
 }
 
 /// The most candidate siphons handed to the walks.

@@ -515,13 +515,27 @@ fn liveness_reduced(
         reduction.before.places,
         reduction.before.transitions
     ));
+    // The structural verdicts first, on the reduced net (a fused net is often free-choice
+    // when the original is not); each is sound there, and the reduced net is live iff `net` is.
+    let lines = answer.lines.len();
+    let (facts, deadline) = structural_facts(&reduction.net, limits, budget);
+    if structural_verdict(
+        answer,
+        exam,
+        Property::Liveness,
+        &reduction.net,
+        &facts,
+        deadline,
+    ) {
+        mark_reduced(&mut answer.lines[lines..]);
+        return Ok(None);
+    }
     let run = global::explore(
         &reduction.net,
         &GlobalOptions::new(Property::Liveness),
         limits,
         &mut |_| {},
     )?;
-    let lines = answer.lines.len();
     let stopped = report_global(answer, exam, &run, EXPLICIT);
     mark_reduced(&mut answer.lines[lines..]);
     Ok(stopped)
