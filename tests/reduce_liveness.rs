@@ -15,10 +15,13 @@ use std::collections::{HashMap, VecDeque};
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
+use std::time::{Duration, Instant};
+
+use unfold::check::global::structural;
 use unfold::explore::global::{GlobalOptions, Property, explore};
 use unfold::explore::limits::Limits;
 use unfold::model::net::{ArcKind, Net, NetBuilder, TransIdx};
-use unfold::structural::Budget;
+use unfold::structural::{Budget, Facts};
 use unfold::structural::reduce::{Preserve, Reduction, reduce};
 
 fn arb_weight() -> impl Strategy<Value = u32> {
@@ -227,6 +230,19 @@ fn engine_live(net: &Net) -> Option<bool> {
     .verdict
 }
 
+/// The structural verdict on liveness (dead transitions, the state equation, T-semiflows, and
+/// for free-choice nets the siphons), if any.
+fn structural_live(net: &Net) -> Option<bool> {
+    let facts = Facts::of(net, &Budget::default());
+    structural(
+        net,
+        Property::Liveness,
+        &facts,
+        Instant::now() + Duration::from_secs(5),
+    )
+    .map(|e| e.verdict)
+}
+
 fn liveness(net: &Net) -> Reduction {
     reduce(net, &Preserve::Liveness, &Budget::default())
 }
@@ -240,6 +256,8 @@ struct Seen {
     /// Nets the reduction changed, by verdict.
     reduced_live: u32,
     reduced_not_live: u32,
+    /// Structural verdicts "live" on free-choice nets (from the siphons).
+    free_choice_live: u32,
     rules: HashMap<&'static str, usize>,
 }
 
@@ -265,6 +283,14 @@ fn liveness_is_preserved_by_the_reductions() {
             prop_assert_eq!(engine_live(&r.net), Some(live), "engine on the reduced net");
             prop_assert_eq!(engine_live(&original), Some(live), "engine on the original");
             let mut s = seen.borrow_mut();
+            for (which, n) in [("original", &original), ("reduced", &r.net)] {
+                if let Some(v) = structural_live(n) {
+                    prop_assert_eq!(v, live, "structural verdict on the {} net", which);
+                    if v && n.structure().free_choice {
+                        s.free_choice_live += 1;
+                    }
+                }
+            }
             s.checked += 1;
             let changed = r.after != r.before;
             match (live, changed) {
@@ -289,7 +315,7 @@ fn liveness_is_preserved_by_the_reductions() {
     // Both verdicts, on nets the rules changed, in numbers.
     let enough = cases / 50;
     assert!(
-        s.reduced_live >= enough && s.reduced_not_live >= enough,
+        s.reduced_live >= enough && s.reduced_not_live >= enough && s.free_choice_live >= enough,
         "{s:?}"
     );
     for rule in [
