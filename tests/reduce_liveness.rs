@@ -17,12 +17,12 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::time::{Duration, Instant};
 
-use unfold::check::global::structural;
+use unfold::check::global::{by_equation_after_walks, structural};
 use unfold::explore::global::{GlobalOptions, Property, explore};
 use unfold::explore::limits::Limits;
 use unfold::model::net::{ArcKind, Net, NetBuilder, TransIdx};
-use unfold::structural::{Budget, Facts};
 use unfold::structural::reduce::{Preserve, Reduction, reduce};
+use unfold::structural::{Budget, Facts};
 
 fn arb_weight() -> impl Strategy<Value = u32> {
     prop_oneof![8 => Just(1u32), 2 => Just(2u32), 1 => Just(3u32)]
@@ -258,6 +258,8 @@ struct Seen {
     reduced_not_live: u32,
     /// Structural verdicts "live" on free-choice nets (from the siphons).
     free_choice_live: u32,
+    /// Verdicts "not live" from the state equation after a walk.
+    equation_walks: u32,
     rules: HashMap<&'static str, usize>,
 }
 
@@ -283,6 +285,13 @@ fn liveness_is_preserved_by_the_reductions() {
             prop_assert_eq!(engine_live(&r.net), Some(live), "engine on the reduced net");
             prop_assert_eq!(engine_live(&original), Some(live), "engine on the original");
             let mut s = seen.borrow_mut();
+            let facts = Facts::of(&original, &Budget::default());
+            if let Some(early) =
+                by_equation_after_walks(&original, &facts, Duration::from_millis(3))
+            {
+                prop_assert!(!early.verdict && !live, "the state equation after a walk");
+                s.equation_walks += 1;
+            }
             for (which, n) in [("original", &original), ("reduced", &r.net)] {
                 if let Some(v) = structural_live(n) {
                     prop_assert_eq!(v, live, "structural verdict on the {} net", which);
@@ -315,7 +324,10 @@ fn liveness_is_preserved_by_the_reductions() {
     // Both verdicts, on nets the rules changed, in numbers.
     let enough = cases / 50;
     assert!(
-        s.reduced_live >= enough && s.reduced_not_live >= enough && s.free_choice_live >= enough,
+        s.reduced_live >= enough
+            && s.reduced_not_live >= enough
+            && s.free_choice_live >= enough
+            && s.equation_walks >= enough,
         "{s:?}"
     );
     for rule in [

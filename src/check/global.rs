@@ -429,6 +429,73 @@ fn dead_after_walks(net: &Net, budget: Duration) -> Option<(Vec<TransIdx>, Trans
     None
 }
 
+/// Random walks looking for a reachable marking `M` from which the state equation shows a
+/// transition never enabled again: no `M + C·x` with `x ≥ 0` (over the transitions the facts
+/// do not show dead) has the tokens it needs ([`StateEquation::from_marking`],
+/// [`StateEquation::refute_box`], looked at after 8, 16, 32, … steps, for the transitions
+/// disabled there), until `deadline`. *Soundness*: the run is a firing sequence to `M`; every
+/// marking reachable from `M` solves that equation, so none enables the transition, which is
+/// then not live.
+fn never_enabled_after_walks(
+    net: &Net,
+    facts: &Facts,
+    deadline: Instant,
+) -> Option<(Vec<TransIdx>, TransIdx)> {
+    let initial: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
+    let lp = StateEquation::without(net, facts.dead());
+    let mut rng = SplitMix(0x5eed_e9a7);
+    let mut enabled = Vec::new();
+    while Instant::now() < deadline {
+        let mut m = initial.clone();
+        let mut run = Vec::new();
+        for step in 1..=LIVENESS_WALK {
+            enabled.clear();
+            enabled
+                .extend((0..net.transitions.len() as TransIdx).filter(|&t| is_enabled(net, &m, t)));
+            let Some(&t) = enabled.get(rng.below(enabled.len().max(1))) else {
+                break;
+            };
+            let Some(next) = fire(net, &m, t) else {
+                break;
+            };
+            m = next;
+            run.push(t);
+            if step < 8 || !step.is_power_of_two() {
+                continue;
+            }
+            let from = lp.from_marking(&m)?;
+            for t in 0..net.transitions.len() as TransIdx {
+                let budget = deadline.checked_duration_since(Instant::now())?;
+                if is_enabled(net, &m, t) {
+                    continue;
+                }
+                let mut needs = MarkingBox::unbounded(net.places.len());
+                for &(p, n) in facts.needs(t) {
+                    needs.lower[p as usize] = i64::try_from(n).ok()?;
+                }
+                if from.refute_box(&needs, Some(budget)).is_some() {
+                    return Some((run, t));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Liveness refuted by [`never_enabled_after_walks`] within `budget`.
+pub fn by_equation_after_walks(net: &Net, facts: &Facts, budget: Duration) -> Option<Early> {
+    let (run, t) = never_enabled_after_walks(net, facts, Instant::now() + budget)?;
+    Some(Early {
+        verdict: false,
+        evidence: format!(
+            "after a random walk, the state equation shows transition {} never enabled again",
+            net.transitions[t as usize].label
+        ),
+        method: Method::Walk,
+        witness: Some(run),
+    })
+}
+
 /// The verdict on `property` found by random walks within `budget`, if they meet a marking
 /// that settles it.
 pub fn by_walks(

@@ -184,7 +184,8 @@ fn early_verdict(
         structural_verdict(answer, exam, property, net, &facts, deadline)
             || walk_verdict(answer, exam, property, net, limits, budget)?
             || (property == Property::Liveness
-                && siphon_verdict(answer, exam, net, &facts, limits, budget)?),
+                && (siphon_verdict(answer, exam, net, &facts, limits, budget)?
+                    || equation_walk_verdict(answer, exam, net, &facts, limits, budget))),
     )
 }
 
@@ -209,6 +210,35 @@ fn siphon_verdict(
         }
         None => false,
     })
+}
+
+/// Liveness refuted by walks to a marking from which the state equation shows a transition
+/// never enabled again ([`check::global::by_equation_after_walks`]), within the walks' share
+/// of what is left.
+fn equation_walk_verdict(
+    answer: &mut Answer,
+    exam: Examination,
+    net: &Net,
+    facts: &Facts,
+    limits: &Limits,
+    budget: Option<Duration>,
+) -> bool {
+    if limits.check_time().is_err() {
+        return false;
+    }
+    let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
+    match check::global::by_equation_after_walks(net, facts, time) {
+        Some(early) => {
+            let by = &[
+                Technique::Explicit,
+                Technique::SatSmt,
+                Technique::SequentialProcessing,
+            ];
+            record_early(answer, exam, early, by);
+            true
+        }
+        None => false,
+    }
 }
 
 /// `share` of what `budget` leaves, at most `cap` (`cap` without a budget).
