@@ -8,8 +8,10 @@
 //! every place make the net 1-safe; see [`crate::structural`]); a walk's verdict is backed by
 //! its run, a firing sequence from the initial marking (a dead marking reached: a deadlock,
 //! and not live; two tokens on a place: not 1-safe; every transition enabled somewhere:
-//! quasi-live; a transition that the net's graph shows can never fire again after the run:
-//! not live). Walks never prove a universal answer.
+//! quasi-live; a transition that the net's graph shows can never fire again after the run, or
+//! that the state equation from the run's last marking shows never enabled: not live). Walks
+//! never prove a universal answer. A free-choice net none of whose siphons can be emptied is
+//! live (Commoner's theorem, see [`structural`]).
 
 use std::time::{Duration, Instant};
 

@@ -13,7 +13,9 @@
 //! stays marked), or a set the state equation refutes empty ([`StateEquation::refute_box`]).
 //! The search asks a SAT solver for a non-empty siphon with a consumer that avoids what has
 //! been excluded, shrinks what it gets to a smaller siphon, and goes on until it has enough
-//! candidates, runs out of sets or reaches its deadline.
+//! candidates, runs out of sets or reaches its deadline. When it runs out of sets
+//! ([`no_siphon_empties`]), no siphon with a consumer is ever empty: a free-choice net is then
+//! live (`check::global`).
 
 use std::time::Instant;
 
