@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::time::{Duration, Instant};
 
-use unfold::check::global::{by_equation_after_walks, structural};
+use unfold::check::global::{by_equation_after_walks, by_reversibility, structural};
 use unfold::explore::global::{GlobalOptions, Property, explore};
 use unfold::explore::limits::Limits;
 use unfold::model::net::{ArcKind, Net, NetBuilder, TransIdx};
@@ -260,6 +260,8 @@ struct Seen {
     free_choice_live: u32,
     /// Verdicts "not live" from the state equation after a walk.
     equation_walks: u32,
+    /// Verdicts "live" from the home-state argument.
+    home_state: u32,
     rules: HashMap<&'static str, usize>,
 }
 
@@ -291,6 +293,17 @@ fn liveness_is_preserved_by_the_reductions() {
             {
                 prop_assert!(!early.verdict && !live, "the state equation after a walk");
                 s.equation_walks += 1;
+            }
+            if let Some(early) = by_reversibility(
+                &original,
+                &facts,
+                Duration::from_millis(20),
+                &Limits::default(),
+            )
+            .expect("no overflow on small nets")
+            {
+                prop_assert!(early.verdict && live, "the home-state argument");
+                s.home_state += 1;
             }
             for (which, n) in [("original", &original), ("reduced", &r.net)] {
                 if let Some(v) = structural_live(n) {
@@ -327,7 +340,8 @@ fn liveness_is_preserved_by_the_reductions() {
         s.reduced_live >= enough
             && s.reduced_not_live >= enough
             && s.free_choice_live >= enough
-            && s.equation_walks >= enough,
+            && s.equation_walks >= enough
+            && s.home_state >= enough,
         "{s:?}"
     );
     for rule in [

@@ -484,6 +484,85 @@ fn never_enabled_after_walks(
     None
 }
 
+/// The most markings explored when looking for the undoing sequence of one transition.
+const UNDO_STATES: usize = 512;
+
+/// Whether the firing of `t` can always be undone: from `B' = B − pre(t) + post(t)`, where
+/// `B` is the least marking enabling `t` (the larger of its input and read weights on each
+/// place), a breadth-first search of at most [`UNDO_STATES`] markings reaches `B` again.
+/// Then from any marking `M` enabling `t`, `M ≥ B`, the marking after `t` is `M − B + B'` and
+/// the same sequence fires from it (monotonicity) and leads back to `M`.
+fn undoable(net: &Net, t: TransIdx) -> bool {
+    let tr = &net.transitions[t as usize];
+    let mut least = vec![0u64; net.places.len()];
+    for a in tr.pre.iter().chain(&tr.reads) {
+        let b = &mut least[a.place as usize];
+        *b = (*b).max(a.weight as u64);
+    }
+    let Some(after) = fire(net, &least, t) else {
+        return false;
+    };
+    let mut seen = rustc_hash::FxHashSet::default();
+    seen.insert(after.clone());
+    let mut queue = std::collections::VecDeque::from([after]);
+    while let Some(m) = queue.pop_front() {
+        if m == least {
+            return true;
+        }
+        for u in 0..net.transitions.len() as TransIdx {
+            if !is_enabled(net, &m, u) {
+                continue;
+            }
+            let Some(next) = fire(net, &m, u) else {
+                continue;
+            };
+            if seen.len() < UNDO_STATES && seen.insert(next.clone()) {
+                queue.push_back(next);
+            }
+        }
+    }
+    false
+}
+
+/// Liveness proved from a home state: when the firing of every transition can be undone
+/// ([`undoable`]), the initial marking is reachable from every reachable marking (undo the
+/// run to it, last firing first), so a transition that fires from some reachable marking
+/// fires again from every one (back to the initial marking, then that run). Random walks
+/// within `budget` look for a run firing each transition; when they find one for each, the
+/// net is live. Not finding them proves nothing.
+pub fn by_reversibility(
+    net: &Net,
+    facts: &Facts,
+    budget: Duration,
+    limits: &Limits,
+) -> Result<Option<Early>, Overflow> {
+    let deadline = Instant::now() + budget / 2;
+    if net.transitions.is_empty() || facts.dead().iter().any(|&d| d) {
+        return Ok(None);
+    }
+    for t in 0..net.transitions.len() as TransIdx {
+        if Instant::now() >= deadline || !undoable(net, t) {
+            return Ok(None);
+        }
+    }
+    let targets: Vec<Predicate> = (0..net.transitions.len())
+        .map(|t| Predicate::Fireable(vec![t as TransIdx]))
+        .collect();
+    let left = budget.saturating_sub(budget / 2);
+    let run = walk(net, &targets, &[], WalkOptions::default(), left, limits)?;
+    if !run.searches.iter().all(|s| matches!(s, Search::Found(_))) {
+        return Ok(None);
+    }
+    Ok(Some(Early {
+        verdict: true,
+        evidence: "the firing of every transition can be undone, so the initial marking is a \
+                   home state, and random walks enabled every transition"
+            .into(),
+        method: Method::Walk,
+        witness: None,
+    }))
+}
+
 /// Liveness refuted by [`never_enabled_after_walks`] within `budget`.
 pub fn by_equation_after_walks(net: &Net, facts: &Facts, budget: Duration) -> Option<Early> {
     let (run, t) = never_enabled_after_walks(net, facts, Instant::now() + budget)?;

@@ -185,7 +185,8 @@ fn early_verdict(
             || walk_verdict(answer, exam, property, net, limits, budget)?
             || (property == Property::Liveness
                 && (siphon_verdict(answer, exam, net, &facts, limits, budget)?
-                    || equation_walk_verdict(answer, exam, net, &facts, limits, budget))),
+                    || equation_walk_verdict(answer, exam, net, &facts, limits, budget)
+                    || reversibility_verdict(answer, exam, net, &facts, limits, budget)?)),
     )
 }
 
@@ -239,6 +240,31 @@ fn equation_walk_verdict(
         }
         None => false,
     }
+}
+
+/// Liveness proved from the initial marking being a home state
+/// ([`check::global::by_reversibility`]), within the walks' share of what is left.
+fn reversibility_verdict(
+    answer: &mut Answer,
+    exam: Examination,
+    net: &Net,
+    facts: &Facts,
+    limits: &Limits,
+    budget: Option<Duration>,
+) -> Result<bool, Overflow> {
+    if limits.check_time().is_err() {
+        return Ok(false);
+    }
+    let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
+    Ok(
+        match check::global::by_reversibility(net, facts, time, limits)? {
+            Some(early) => {
+                record_early(answer, exam, early, EXPLICIT);
+                true
+            }
+            None => false,
+        },
+    )
 }
 
 /// `share` of what `budget` leaves, at most `cap` (`cap` without a budget).
@@ -556,7 +582,8 @@ fn liveness_reduced(
         &reduction.net,
         &facts,
         deadline,
-    ) {
+    ) || reversibility_verdict(answer, exam, &reduction.net, &facts, limits, budget)?
+    {
         mark_reduced(&mut answer.lines[lines..]);
         return Ok(None);
     }
