@@ -465,3 +465,35 @@ fn applied_any(r: &Reduction, rule: &str) -> usize {
         .find(|(name, _)| *name == rule)
         .map_or(0, |&(_, n)| n)
 }
+
+#[test]
+fn reduce_command_preserves_liveness() {
+    // RwMutex-PT-r0010w0010 is live (the contest's answer in ORACLES.tsv); its reduction for
+    // liveness is a single transition without arcs, live too.
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::shared_nets().join("pnml/RwMutex-PT-r0010w0010.pnml");
+    let path = dir.path().join("r.pnml");
+    common::unfold()
+        .arg("reduce")
+        .arg(&input)
+        .arg(&path)
+        .args(["--preserve", "liveness"])
+        .assert()
+        .success();
+    let (original, _) = unfold::formats::read_net(&input).unwrap();
+    let (net, _) = unfold::formats::read_net(&path).unwrap();
+    assert!(net.transitions.len() < original.transitions.len());
+    assert_eq!(engine_live(&net), Some(true));
+    assert_eq!(
+        common::oracles()["pnml/RwMutex-PT-r0010w0010.pnml"]["mcc.liveness"],
+        "TRUE"
+    );
+    common::unfold()
+        .arg("reduce")
+        .arg(&input)
+        .arg(dir.path().join("x.pnml"))
+        .args(["--preserve", "lively"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("liveness"));
+}
