@@ -8,8 +8,10 @@
 //! every place make the net 1-safe; see [`crate::structural`]); a walk's verdict is backed by
 //! its run, a firing sequence from the initial marking (a dead marking reached: a deadlock,
 //! and not live; two tokens on a place: not 1-safe; every transition enabled somewhere:
-//! quasi-live; a transition that the net's graph shows can never fire again after the run:
-//! not live). Walks never prove a universal answer.
+//! quasi-live; a transition that the net's graph shows can never fire again after the run, or
+//! that the state equation from the run's last marking shows never enabled: not live). Walks
+//! never prove a universal answer. A free-choice net none of whose siphons can be emptied is
+//! live (Commoner's theorem, see [`structural`]).
 
 use std::time::{Duration, Instant};
 
@@ -22,7 +24,7 @@ use crate::model::net::{Net, PlaceIdx, TransIdx};
 use crate::property::predicate::{Linear, Predicate};
 use crate::property::syntax::{Cmp, IntExpr};
 use crate::structural::dead::never_fire_from;
-use crate::structural::siphons::{consumers, emptiable_siphons, is_siphon};
+use crate::structural::siphons::{consumers, emptiable_siphons, is_siphon, no_siphon_empties};
 use crate::structural::state_equation::{MarkingBox, StateEquation};
 use crate::structural::traps::{TrapVerdict, deadlock_free, deadlock_free_with};
 use crate::structural::tsemiflows::t_semiflows;
@@ -183,6 +185,7 @@ pub fn structural(
                 )
             })
             .or_else(|| never_enabled_by_equation(net, facts, half_way(deadline)))
+            .or_else(|| live_free_choice(net, facts, half_way(deadline)))
             .or_else(|| {
                 let f = finite_runs(net, facts, deadline)?;
                 let t = f.uncovered?;
@@ -229,6 +232,37 @@ fn never_enabled_by_equation(net: &Net, facts: &Facts, deadline: Instant) -> Opt
         }
     }
     None
+}
+
+/// Liveness of a free-choice net from its siphons: no transition is dead by the facts and no
+/// siphon with a consumer can be empty at a reachable marking ([`no_siphon_empties`], searched
+/// until `deadline`). *Soundness*: in a free-choice net (ordinary, no read arcs, transitions
+/// sharing an input place have the same input places) that is not live there is a reachable
+/// marking `M` and a non-empty siphon empty at `M` made of one input place of each transition
+/// dead at `M` (the first half of the proof of Commoner's theorem; P. Jančar, *A concise proof
+/// of Commoner's theorem*, Petri Net Newsletter 49, 1995): a siphon with a consumer, empty at
+/// a reachable marking, which the search excludes. So the net is live. (Commoner's condition,
+/// every siphon holding an initially marked trap, is the case where the traps alone exclude
+/// every siphon.)
+fn live_free_choice(net: &Net, facts: &Facts, deadline: Instant) -> Option<Early> {
+    if net.transitions.is_empty()
+        || !net.structure().free_choice
+        || facts.dead().iter().any(|&d| d)
+        || Instant::now() >= deadline
+        || !no_siphon_empties(net, facts, deadline)
+    {
+        return None;
+    }
+    Some(Early {
+        method: Method::Traps,
+        ..Early::structural(
+            true,
+            "the net is free-choice and no siphon can be emptied (each holds a marked trap, a \
+             marked P-semiflow or a place bounded below, or the state equation refutes it \
+             empty)"
+                .into(),
+        )
+    })
 }
 
 /// The most candidate siphons handed to the walks.
@@ -395,6 +429,152 @@ fn dead_after_walks(net: &Net, budget: Duration) -> Option<(Vec<TransIdx>, Trans
         }
     }
     None
+}
+
+/// Random walks looking for a reachable marking `M` from which the state equation shows a
+/// transition never enabled again: no `M + C·x` with `x ≥ 0` (over the transitions the facts
+/// do not show dead) has the tokens it needs ([`StateEquation::from_marking`],
+/// [`StateEquation::refute_box`], looked at after 8, 16, 32, … steps, for the transitions
+/// disabled there), until `deadline`. *Soundness*: the run is a firing sequence to `M`; every
+/// marking reachable from `M` solves that equation, so none enables the transition, which is
+/// then not live.
+fn never_enabled_after_walks(
+    net: &Net,
+    facts: &Facts,
+    deadline: Instant,
+) -> Option<(Vec<TransIdx>, TransIdx)> {
+    let initial: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
+    let lp = StateEquation::without(net, facts.dead());
+    let mut rng = SplitMix(0x5eed_e9a7);
+    let mut enabled = Vec::new();
+    while Instant::now() < deadline {
+        let mut m = initial.clone();
+        let mut run = Vec::new();
+        for step in 1..=LIVENESS_WALK {
+            enabled.clear();
+            enabled
+                .extend((0..net.transitions.len() as TransIdx).filter(|&t| is_enabled(net, &m, t)));
+            let Some(&t) = enabled.get(rng.below(enabled.len().max(1))) else {
+                break;
+            };
+            let Some(next) = fire(net, &m, t) else {
+                break;
+            };
+            m = next;
+            run.push(t);
+            if step < 8 || !step.is_power_of_two() {
+                continue;
+            }
+            let from = lp.from_marking(&m)?;
+            for t in 0..net.transitions.len() as TransIdx {
+                let budget = deadline.checked_duration_since(Instant::now())?;
+                if is_enabled(net, &m, t) {
+                    continue;
+                }
+                let mut needs = MarkingBox::unbounded(net.places.len());
+                for &(p, n) in facts.needs(t) {
+                    needs.lower[p as usize] = i64::try_from(n).ok()?;
+                }
+                if from.refute_box(&needs, Some(budget)).is_some() {
+                    return Some((run, t));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The most markings explored when looking for the undoing sequence of one transition.
+const UNDO_STATES: usize = 512;
+
+/// Whether the firing of `t` can always be undone: from `B' = B − pre(t) + post(t)`, where
+/// `B` is the least marking enabling `t` (the larger of its input and read weights on each
+/// place), a breadth-first search of at most [`UNDO_STATES`] markings reaches `B` again.
+/// Then from any marking `M` enabling `t`, `M ≥ B`, the marking after `t` is `M − B + B'` and
+/// the same sequence fires from it (monotonicity) and leads back to `M`.
+fn undoable(net: &Net, t: TransIdx) -> bool {
+    let tr = &net.transitions[t as usize];
+    let mut least = vec![0u64; net.places.len()];
+    for a in tr.pre.iter().chain(&tr.reads) {
+        let b = &mut least[a.place as usize];
+        *b = (*b).max(a.weight as u64);
+    }
+    let Some(after) = fire(net, &least, t) else {
+        return false;
+    };
+    let mut seen = rustc_hash::FxHashSet::default();
+    seen.insert(after.clone());
+    let mut queue = std::collections::VecDeque::from([after]);
+    while let Some(m) = queue.pop_front() {
+        if m == least {
+            return true;
+        }
+        for u in 0..net.transitions.len() as TransIdx {
+            if !is_enabled(net, &m, u) {
+                continue;
+            }
+            let Some(next) = fire(net, &m, u) else {
+                continue;
+            };
+            if seen.len() < UNDO_STATES && seen.insert(next.clone()) {
+                queue.push_back(next);
+            }
+        }
+    }
+    false
+}
+
+/// Liveness proved from a home state: when the firing of every transition can be undone
+/// ([`undoable`]), the initial marking is reachable from every reachable marking (undo the
+/// run to it, last firing first), so a transition that fires from some reachable marking
+/// fires again from every one (back to the initial marking, then that run). Random walks
+/// within `budget` look for a run firing each transition; when they find one for each, the
+/// net is live. Not finding them proves nothing.
+pub fn by_reversibility(
+    net: &Net,
+    facts: &Facts,
+    budget: Duration,
+    limits: &Limits,
+) -> Result<Option<Early>, Overflow> {
+    let deadline = Instant::now() + budget / 2;
+    if net.transitions.is_empty() || facts.dead().iter().any(|&d| d) {
+        return Ok(None);
+    }
+    for t in 0..net.transitions.len() as TransIdx {
+        if Instant::now() >= deadline || !undoable(net, t) {
+            return Ok(None);
+        }
+    }
+    let targets: Vec<Predicate> = (0..net.transitions.len())
+        .map(|t| Predicate::Fireable(vec![t as TransIdx]))
+        .collect();
+    let left = budget.saturating_sub(budget / 2);
+    let run = walk(net, &targets, &[], WalkOptions::default(), left, limits)?;
+    if !run.searches.iter().all(|s| matches!(s, Search::Found(_))) {
+        return Ok(None);
+    }
+    Ok(Some(Early {
+        verdict: true,
+        evidence: "the firing of every transition can be undone, so the initial marking is a \
+                   home state, and random walks enabled every transition"
+            .into(),
+        method: Method::Walk,
+        witness: None,
+    }))
+}
+
+/// Liveness refuted by [`never_enabled_after_walks`] within `budget`.
+pub fn by_equation_after_walks(net: &Net, facts: &Facts, budget: Duration) -> Option<Early> {
+    let (run, t) = never_enabled_after_walks(net, facts, Instant::now() + budget)?;
+    Some(Early {
+        verdict: false,
+        evidence: format!(
+            "after a random walk, the state equation shows transition {} never enabled again",
+            net.transitions[t as usize].label
+        ),
+        method: Method::Walk,
+        witness: Some(run),
+    })
 }
 
 /// The verdict on `property` found by random walks within `budget`, if they meet a marking

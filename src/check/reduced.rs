@@ -195,6 +195,7 @@ fn summary(r: &Reduction, preserve: &Preserve) -> String {
         Preserve::Deadlock => "deadlocks",
         Preserve::Reachability { .. } => "the observed markings",
         Preserve::LtlX { .. } => "LTL without next on the observed nodes",
+        Preserve::Liveness => "liveness",
     };
     let rules: Vec<String> = r.rules.iter().map(|(n, k)| format!("{n} ×{k}")).collect();
     format!(

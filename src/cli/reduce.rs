@@ -27,8 +27,8 @@ pub struct ReduceArgs {
     pub output: PathBuf,
     /// What the reduction must preserve: `deadlock`; `places:p1,t2,…` (the reachable
     /// markings of the named places and the fireability of the named transitions);
-    /// `ltl-x:p1,t2,…` (LTL without next on them, and deadlocks). Names are identifiers or
-    /// labels.
+    /// `ltl-x:p1,t2,…` (LTL without next on them, and deadlocks); `liveness` (whether every
+    /// transition is live). Names are identifiers or labels.
     #[arg(long, value_name = "CLASS")]
     pub preserve: String,
     /// Output format (default: from the output file's extension).
@@ -68,6 +68,7 @@ fn preserve_of(text: &str, net: &Net) -> Result<Preserve> {
     }
     Ok(match class {
         "deadlock" if names.is_empty() => Preserve::Deadlock,
+        "liveness" if names.is_empty() => Preserve::Liveness,
         "places" => Preserve::Reachability {
             places,
             transitions,
@@ -76,7 +77,9 @@ fn preserve_of(text: &str, net: &Net) -> Result<Preserve> {
             places,
             transitions,
         },
-        _ => bail!("--preserve takes deadlock, places:NAME,… or ltl-x:NAME,…, not '{text}'"),
+        _ => bail!(
+            "--preserve takes deadlock, liveness, places:NAME,… or ltl-x:NAME,…, not '{text}'"
+        ),
     })
 }
 

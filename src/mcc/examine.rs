@@ -164,7 +164,7 @@ pub fn examine_with(
             return Ok(answer);
         }
     };
-    answer.stopped = global_property(&mut answer, exam, property, net, limits, budget)?;
+    answer.stopped = global_property(&mut answer, exam, property, net, options, limits, budget)?;
     Ok(answer)
 }
 
@@ -184,7 +184,9 @@ fn early_verdict(
         structural_verdict(answer, exam, property, net, &facts, deadline)
             || walk_verdict(answer, exam, property, net, limits, budget)?
             || (property == Property::Liveness
-                && siphon_verdict(answer, exam, net, &facts, limits, budget)?),
+                && (siphon_verdict(answer, exam, net, &facts, limits, budget)?
+                    || equation_walk_verdict(answer, exam, net, &facts, limits, budget)
+                    || reversibility_verdict(answer, exam, net, &facts, limits, budget)?)),
     )
 }
 
@@ -209,6 +211,60 @@ fn siphon_verdict(
         }
         None => false,
     })
+}
+
+/// Liveness refuted by walks to a marking from which the state equation shows a transition
+/// never enabled again ([`check::global::by_equation_after_walks`]), within the walks' share
+/// of what is left.
+fn equation_walk_verdict(
+    answer: &mut Answer,
+    exam: Examination,
+    net: &Net,
+    facts: &Facts,
+    limits: &Limits,
+    budget: Option<Duration>,
+) -> bool {
+    if limits.check_time().is_err() {
+        return false;
+    }
+    let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
+    match check::global::by_equation_after_walks(net, facts, time) {
+        Some(early) => {
+            let by = &[
+                Technique::Explicit,
+                Technique::SatSmt,
+                Technique::SequentialProcessing,
+            ];
+            record_early(answer, exam, early, by);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Liveness proved from the initial marking being a home state
+/// ([`check::global::by_reversibility`]), within the walks' share of what is left.
+fn reversibility_verdict(
+    answer: &mut Answer,
+    exam: Examination,
+    net: &Net,
+    facts: &Facts,
+    limits: &Limits,
+    budget: Option<Duration>,
+) -> Result<bool, Overflow> {
+    if limits.check_time().is_err() {
+        return Ok(false);
+    }
+    let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
+    Ok(
+        match check::global::by_reversibility(net, facts, time, limits)? {
+            Some(early) => {
+                record_early(answer, exam, early, EXPLICIT);
+                true
+            }
+            None => false,
+        },
+    )
 }
 
 /// `share` of what `budget` leaves, at most `cap` (`cap` without a budget).
@@ -458,20 +514,88 @@ fn report_global(
     }
 }
 
-/// An examination decided early ([`early_verdict`]) or on the explicit reachability graph.
+/// An examination decided early ([`early_verdict`]) or on the explicit reachability graph
+/// (for Liveness, of the net reduced by the rules that preserve it, when `options.reduce`).
 fn global_property(
     answer: &mut Answer,
     exam: Examination,
     property: Property,
     net: &Net,
+    options: &Options,
     limits: &Limits,
     budget: Option<Duration>,
 ) -> Result<Option<StopReason>, Overflow> {
     if early_verdict(answer, exam, property, net, limits, budget)? {
         return Ok(None);
     }
+    if property == Property::Liveness && options.reduce {
+        return liveness_reduced(answer, exam, net, limits, budget);
+    }
     let run = global::explore(net, &GlobalOptions::new(property), limits, &mut |_| {})?;
     Ok(report_global(answer, exam, &run, EXPLICIT))
+}
+
+/// Liveness on the explicit reachability graph of the net reduced by the rules that preserve
+/// it ([`Preserve::Liveness`]: the reduced net is live iff `net` is), the reduction within a
+/// fiftieth of the time (at most 2 s).
+fn liveness_reduced(
+    answer: &mut Answer,
+    exam: Examination,
+    net: &Net,
+    limits: &Limits,
+    budget: Option<Duration>,
+) -> Result<Option<StopReason>, Overflow> {
+    let reduction = structural::reduce::reduce(
+        net,
+        &Preserve::Liveness,
+        &structural::Budget {
+            time: share_of(budget, limits, REDUCTION_SHARE, STRUCTURAL_CAP),
+            ..structural::Budget::default()
+        },
+    );
+    let reduced = reduction.net.transitions.len() < net.transitions.len()
+        || reduction.net.places.len() < net.places.len();
+    if !reduced {
+        let run = global::explore(
+            net,
+            &GlobalOptions::new(Property::Liveness),
+            limits,
+            &mut |_| {},
+        )?;
+        return Ok(report_global(answer, exam, &run, EXPLICIT));
+    }
+    answer.note(format!(
+        "reduced to {} places and {} transitions (from {} and {}), preserving liveness",
+        reduction.after.places,
+        reduction.after.transitions,
+        reduction.before.places,
+        reduction.before.transitions
+    ));
+    // The structural verdicts first, on the reduced net (a fused net is often free-choice
+    // when the original is not); each is sound there, and the reduced net is live iff `net` is.
+    let lines = answer.lines.len();
+    let (facts, deadline) = structural_facts(&reduction.net, limits, budget);
+    if structural_verdict(
+        answer,
+        exam,
+        Property::Liveness,
+        &reduction.net,
+        &facts,
+        deadline,
+    ) || reversibility_verdict(answer, exam, &reduction.net, &facts, limits, budget)?
+    {
+        mark_reduced(&mut answer.lines[lines..]);
+        return Ok(None);
+    }
+    let run = global::explore(
+        &reduction.net,
+        &GlobalOptions::new(Property::Liveness),
+        limits,
+        &mut |_| {},
+    )?;
+    let stopped = report_global(answer, exam, &run, EXPLICIT);
+    mark_reduced(&mut answer.lines[lines..]);
+    Ok(stopped)
 }
 
 /// ReachabilityDeadlock, by the chosen method.

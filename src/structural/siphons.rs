@@ -13,7 +13,9 @@
 //! stays marked), or a set the state equation refutes empty ([`StateEquation::refute_box`]).
 //! The search asks a SAT solver for a non-empty siphon with a consumer that avoids what has
 //! been excluded, shrinks what it gets to a smaller siphon, and goes on until it has enough
-//! candidates, runs out of sets or reaches its deadline.
+//! candidates, runs out of sets or reaches its deadline. When it runs out of sets
+//! ([`no_siphon_empties`]), no siphon with a consumer is ever empty: a free-choice net is then
+//! live (`check::global`).
 
 use std::time::Instant;
 
@@ -102,6 +104,22 @@ pub fn emptiable_siphons(
     deadline: Instant,
     max: usize,
 ) -> Vec<Vec<PlaceIdx>> {
+    search(net, facts, deadline, max).0
+}
+
+/// Whether the search of [`emptiable_siphons`] runs out of sets before `deadline` without a
+/// candidate: then no siphon with a consumer (over the transitions the facts do not show
+/// dead) is empty at any reachable marking, each being excluded by a structural lower bound,
+/// a marked P-semiflow, an initially marked trap inside it or a refutation by the state
+/// equation (all of which hold of every reachable marking). `false` proves nothing.
+pub fn no_siphon_empties(net: &Net, facts: &Facts, deadline: Instant) -> bool {
+    let (found, exhausted) = search(net, facts, deadline, 1);
+    found.is_empty() && exhausted
+}
+
+/// The search of [`emptiable_siphons`]: the candidates, and whether the solver proved that no
+/// other set is left (rather than stopping at `max`, the deadline or the round limit).
+fn search(net: &Net, facts: &Facts, deadline: Instant, max: usize) -> (Vec<Vec<PlaceIdx>>, bool) {
     let places = net.places.len();
     let dead = facts.dead();
     let mut solver = Solver::new(SolverOpts::default(), Deadline(deadline));
@@ -138,7 +156,7 @@ pub fn emptiable_siphons(
         }
     }
     if !solver.add_clause_reuse(&mut some_consumer) {
-        return Vec::new();
+        return (Vec::new(), true);
     }
     for (p, &lit) in s.iter().enumerate() {
         if facts.lower(p as PlaceIdx) >= 1 {
@@ -164,8 +182,15 @@ pub fn emptiable_siphons(
             .any(|&p| marked[p as usize])
     };
     let mut found = Vec::new();
+    let mut exhausted = false;
     for _ in 0..MAX_ROUNDS {
-        if found.len() >= max || solver.solve_limited(&[]) != lbool::TRUE {
+        if found.len() >= max {
+            break;
+        }
+        let answer = solver.solve_limited(&[]);
+        if answer != lbool::TRUE {
+            // FALSE: no set left; UNDEF: stopped at the deadline.
+            exhausted = answer == lbool::FALSE;
             break;
         }
         let set: Vec<bool> = s
@@ -219,5 +244,5 @@ pub fn emptiable_siphons(
         solver.add_clause_reuse(&mut clause);
         found.push(places_of);
     }
-    found
+    (found, exhausted)
 }

@@ -108,6 +108,24 @@ impl StateEquation {
         StateEquation::without(net, &[])
     }
 
+    /// The same equation from the marking `marking` (token counts in place order) instead of
+    /// the net's initial marking, `None` when a count does not fit. *Soundness*: every marking
+    /// reachable from `marking` is `marking + C·x` for the Parikh vector `x` of the run, so it
+    /// solves this equation; refutations then speak of the markings reachable from it.
+    pub fn from_marking(&self, marking: &[u64]) -> Option<StateEquation> {
+        if marking.len() != self.initial.len() {
+            return None;
+        }
+        let initial = marking
+            .iter()
+            .map(|&m| i64::try_from(m).ok())
+            .collect::<Option<Vec<i64>>>()?;
+        Some(StateEquation {
+            initial,
+            ..self.clone()
+        })
+    }
+
     /// The state equation of `net` without the transitions of `dead` (indexed by transition;
     /// shorter means the rest may fire): their columns are left out, as if they changed
     /// nothing. *Soundness*: when they never fire, every reachable marking is `M0 + C·x` with

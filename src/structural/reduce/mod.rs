@@ -49,13 +49,21 @@ pub enum Preserve {
         /// Transitions whose fireability is observed.
         transitions: Vec<TransIdx>,
     },
+    /// Liveness of every transition: the reduced net is live (every transition can fire again
+    /// from every reachable marking) iff the original is. Nothing is kept; no transition is
+    /// removed as dead (a dead transition makes the net not live, and stays to say so), and
+    /// self-loops stay (each must be live too). Each rule's doc comment in `rules.rs` says why
+    /// it preserves liveness: a reduced transition is live iff each original transition it
+    /// stands for is, and a removed one is live iff the one it was merged into or is parallel
+    /// to is. Not for the liveness of some transitions only (the arguments use the liveness
+    /// of all).
+    Liveness,
 }
 
 impl Preserve {
-    /// Whether the class is [`Preserve::Deadlock`] or [`Preserve::LtlX`], both of which must
-    /// keep dead markings dead and live ones live.
-    fn keeps_deadlocks(&self) -> bool {
-        !matches!(self, Preserve::Reachability { .. })
+    /// Whether transitions proven never enabled must stay ([`Preserve::Liveness`]).
+    fn keeps_dead_transitions(&self) -> bool {
+        matches!(self, Preserve::Liveness)
     }
 
     /// The kept places and transitions, both indexed by the original's nodes.
@@ -276,6 +284,9 @@ pub(crate) struct Work {
     /// Transitions removed by pre-agglomerations, as sequences of original transitions, in
     /// the order the rules were applied.
     pub delayed: Vec<Vec<TransIdx>>,
+    /// Transitions proven never enabled stay ([`Preserve::Liveness`]): a rule that would
+    /// remove one leaves its node alone.
+    pub keep_dead: bool,
 }
 
 impl Work {
@@ -311,6 +322,7 @@ impl Work {
                 })
                 .collect(),
             delayed: Vec::new(),
+            keep_dead: preserve.keeps_dead_transitions(),
         }
     }
 
@@ -476,7 +488,9 @@ pub fn reduce_with(net: &Net, preserve: &Preserve, facts: &Facts, budget: &Budge
     let start = Instant::now();
     let mut work = Work::of(net, preserve);
     let mut counts = vec![0usize; rules::RULES.len()];
-    counts[0] += rules::remove_dead(&mut work, facts.dead());
+    if !work.keep_dead {
+        counts[0] += rules::remove_dead(&mut work, facts.dead());
+    }
     let mut complete = false;
     while start.elapsed() < budget.time {
         let mut changed = 0;

@@ -14,6 +14,16 @@
 //! above: a run of the reduced net, each transition replaced by its sequence, is a run of the
 //! original reaching the same marking on the remaining places. Each rule below says why the
 //! converse holds for its classes. A rule never removes or merges a kept node.
+//!
+//! *Liveness* ([`Preserve::Liveness`]: every transition can fire again from every reachable
+//! marking). A rule preserves it when the original net `N` is live iff the reduced net `N'`
+//! is; each rule's *Liveness* paragraph gives the argument. The ones common to several rules:
+//! (a) when the firing sequences from every reachable marking `M` of `N` are those of `N'`
+//! from the projection of `M`, and every removed transition is live iff a remaining one is,
+//! liveness is the same; (b) the removal of a transition never enabled is not sound (it makes
+//! `N` not live while `N'` may be), so under liveness such transitions stay
+//! ([`Work::keep_dead`]) and the explicit pass on `N'` finds them dead; (c) a transition whose
+//! firing changes no marking cannot be removed either (its own liveness would be lost).
 
 use rustc_hash::FxHashMap;
 
@@ -28,15 +38,23 @@ pub(crate) struct Rule {
     pub name: &'static str,
     /// One pass of the rule over the net.
     pass: Pass,
-    /// Whether it preserves [`Preserve::Reachability`] only (else every class).
+    /// Whether it preserves [`Preserve::Reachability`] only (else every class but, unless
+    /// `liveness`, [`Preserve::Liveness`]).
     reachability_only: bool,
+    /// Whether it preserves [`Preserve::Liveness`].
+    liveness: bool,
 }
 
 impl Rule {
     /// One pass of the rule, if it preserves `preserve`; the pass returns how many times it
     /// applied.
     pub fn apply(&self, preserve: &Preserve) -> Option<Pass> {
-        (!self.reachability_only || !preserve.keeps_deadlocks()).then_some(self.pass)
+        let sound = match preserve {
+            Preserve::Liveness => self.liveness,
+            Preserve::Reachability { .. } => true,
+            Preserve::Deadlock | Preserve::LtlX { .. } => !self.reachability_only,
+        };
+        sound.then_some(self.pass)
     }
 }
 
@@ -46,6 +64,7 @@ const fn all(name: &'static str, pass: Pass) -> Rule {
         name,
         pass,
         reachability_only: false,
+        liveness: true,
     }
 }
 
@@ -60,6 +79,7 @@ pub(crate) const RULES: [Rule; 8] = [
         name: "self-loop transitions",
         pass: self_loops,
         reachability_only: true,
+        liveness: false,
     },
     all("post-agglomeration", post_agglomeration),
     all("pre-agglomeration", pre_agglomeration),
@@ -86,6 +106,9 @@ pub(crate) fn remove_dead(work: &mut Work, dead: &[bool]) -> usize {
 /// produces into stays empty, so every transition consuming or reading it is never enabled;
 /// removed as in [`remove_dead`].
 fn unmarkable_places(work: &mut Work) -> usize {
+    if work.keep_dead {
+        return 0; // Under liveness a never-enabled transition stays (see the module).
+    }
     let nb = Neighbours::of(work);
     let mut count = 0;
     for p in 0..work.places.len() {
@@ -114,6 +137,10 @@ fn weight(arcs: &Arcs, p: u32) -> u32 {
 /// A transition needing more than `m` tokens of `p` is never enabled (removed, as dead);
 /// every other one always has what it needs of `p`. Removing `p` and its arcs then changes
 /// no run and no enabledness.
+///
+/// *Liveness.* Only when no transition needs more than `m` tokens of `p` (else `p` stays, and
+/// so do those dead transitions): then the firing sequences from every reachable marking are
+/// those of the reduced net from its projection (argument (a) of the module).
 fn constant_places(work: &mut Work) -> usize {
     let nb = Neighbours::of(work);
     let mut count = 0;
@@ -142,6 +169,9 @@ fn constant_places(work: &mut Work) -> usize {
                 weight(&tr.pre, p).max(weight(&tr.reads, p)) > initial
             })
             .collect();
+        if !dead.is_empty() && work.keep_dead {
+            continue;
+        }
         if dead.iter().any(|&t| work.transitions[t as usize].kept) {
             continue; // Cannot happen (kept transitions need kept places), but stay exact.
         }
@@ -157,6 +187,9 @@ fn constant_places(work: &mut Work) -> usize {
 /// **Sink places** (all classes): a place `p ∉ K` that no live transition consumes or reads
 /// never disables anything; removing it changes no run, and the markings of the other places
 /// along every run are the same.
+///
+/// *Liveness.* The firing sequences from a reachable marking do not depend on `p`: argument
+/// (a) of the module.
 fn sink_places(work: &mut Work) -> usize {
     let nb = Neighbours::of(work);
     let mut count = 0;
@@ -183,6 +216,10 @@ fn sink_places(work: &mut Work) -> usize {
 /// Parallel places (the same arcs) are the case `need_t(q) = need_t(p)`. In each group of
 /// places with the same changes, places are taken by increasing initial marking and a place
 /// is removed only with a witness that stays.
+///
+/// *Liveness.* Along every run of the reduced net from a reachable marking the equation
+/// `M(q) = M(p) + d` still holds in the original, so `q` disables nothing there either: the
+/// firing sequences are the same (argument (a) of the module).
 fn implicit_places(work: &mut Work) -> usize {
     let nb = Neighbours::of(work);
     let mut groups: FxHashMap<Vec<(u32, i64)>, Vec<u32>> = FxHashMap::default();
@@ -251,6 +288,10 @@ fn implicit_places(work: &mut Work) -> usize {
 /// **Parallel transitions** (all classes): transitions with the same input, output and read
 /// arcs are one transition under two names; all but one are removed (a kept one stays). A
 /// run firing a removed one fires the one left instead, through the same markings.
+///
+/// *Liveness.* A removed transition is enabled exactly where the one left is, with the same
+/// effect, so one is live iff the other is; the reachable markings and the firing sequences
+/// up to renaming are the same (argument (a) of the module).
 fn parallel_transitions(work: &mut Work) -> usize {
     let mut groups: FxHashMap<(&Arcs, &Arcs, &Arcs), Vec<usize>> = FxHashMap::default();
     for (i, t) in work.transitions.iter().enumerate() {
@@ -283,7 +324,7 @@ fn parallel_transitions(work: &mut Work) -> usize {
 /// whose firing changes no marking (`pre = post`, any read arcs) adds no reachable marking;
 /// removing it keeps the reachable markings. Not for deadlocks (a marking where only `t` is
 /// enabled would become dead) nor LTL-X (a run looping on `t` forever at a marking that
-/// enables other transitions would be lost).
+/// enables other transitions would be lost), nor liveness (`t`'s own liveness would be lost).
 fn self_loops(work: &mut Work) -> usize {
     let mut count = 0;
     for t in &mut work.transitions {
@@ -396,6 +437,18 @@ fn push(work: &mut Work, dirty: &mut Dirty, t: WorkTransition) {
 /// dead in the reduced net (no `h` enabled, so no `h;f`); conversely a dead marking of the
 /// reduced net is dead in the original with `M(p) = 0`. Infinite runs stay infinite: `F`
 /// fires at most as often as `H`.
+///
+/// *Liveness.* The reachable markings of `N'` are those of `N` with `M(p) = 0` (projected). In
+/// any run, a firing of `h` not followed by a firing of an `f` taking its tokens can be
+/// followed at once by any `f` (it needs only `p`, which holds the `w` tokens `h` just put,
+/// and adds tokens only): so every run of `N` from such a marking, reordered as above and
+/// completed, is a run of `N'` firing the same transitions and at least one `h;f` for every
+/// `h` it fired, with any `f` chosen. `N` live ⟹ `N'` live: from a reachable `M` of `N'`,
+/// `N` can fire `h` (then `h;f` for the `f` wanted) or any other transition. `N'` live ⟹
+/// `N` live: from a reachable marking `M` of `N` with `k` firings of `h` pending
+/// (`M(p) = k·w`), firing `k` transitions of `F` reaches a marking with `M(p) = 0`, a
+/// reachable marking of `N'`, from which every `h;f` (so every `h` and every `f`) and every
+/// other transition can fire again.
 fn post_agglomeration(work: &mut Work) -> usize {
     let nb = Neighbours::of(work);
     let mut dirty = Dirty::of(work);
@@ -475,6 +528,17 @@ fn post_agglomeration(work: &mut Work) -> usize {
 /// place, as `h;f` does). A dead marking of the reduced net may enable `h` in the original;
 /// firing `h` while it is enabled (it consumes tokens nothing else puts back at a dead
 /// marking, so this ends) reaches a dead marking: [`super::Reduction::lift_dead_run`].
+///
+/// *Liveness.* `N` live ⟹ `N'` live: a reachable marking `M` of `N'` is one of `N` with
+/// `M(p) = 0`; a run of `N` from it firing `f` (or any other transition), its firings of `h`
+/// put off until just before the `f` taking their tokens (every `f` takes a token of an `h`
+/// of the run, as `M(p) = 0`) and the others dropped, is a run of `N'` firing `h;f`. `N'`
+/// live ⟹ `N` live: a reachable marking `M` of `N` with `k` firings of `h` pending is `M°`
+/// (the same run with those `k` firings dropped, reachable in `N'`) after `h` fired `k` times.
+/// As `N'` is live, from `M°` it has a run firing some `h;f` `k` times and then any
+/// transition wanted; in `N`, from `M`, that run lifted with its first `k` firings of `h`
+/// left out fires: until the `k`-th, the marking is the lifted run's with more tokens on `p`
+/// (taken only by `F`) and fewer on `•h` (taken only by the left-out `h`, read by none).
 fn pre_agglomeration(work: &mut Work) -> usize {
     let nb = Neighbours::of(work);
     let mut dirty = Dirty::of(work);
