@@ -246,7 +246,11 @@ fn normal_form(net: &Net, p: &Predicate, positive: bool) -> Option<Vec<Conjunct>
                 and_all(each)
             } else {
                 let all: Vec<Conjunct> = each.into_iter().flatten().collect();
-                if all.len() > MAX_DISJUNCTS { truth() } else { all }
+                if all.len() > MAX_DISJUNCTS {
+                    truth()
+                } else {
+                    all
+                }
             }
         }
     })

@@ -195,7 +195,11 @@ mod tests {
         for a in 0..6 {
             for b in 0..6 {
                 for c in Cmp::ALL {
-                    assert_eq!(comparison_distance(a, c, b) == 0, c.holds(a, b), "{a} {c:?} {b}");
+                    assert_eq!(
+                        comparison_distance(a, c, b) == 0,
+                        c.holds(a, b),
+                        "{a} {c:?} {b}"
+                    );
                 }
             }
         }

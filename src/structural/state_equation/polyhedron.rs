@@ -64,11 +64,19 @@ impl StateEquation {
     /// A proof that no reachable marking satisfies every row of `rows`, when the solver finds
     /// a candidate within `budget` and one of its roundings passes
     /// [`verify_rows`](Self::verify_rows); `None` otherwise (which proves nothing).
-    pub fn refute_rows(&self, rows: &[AtLeast], budget: Option<Duration>) -> Option<RowCertificate> {
+    pub fn refute_rows(
+        &self,
+        rows: &[AtLeast],
+        budget: Option<Duration>,
+    ) -> Option<RowCertificate> {
         if budget.is_some_and(|b| b.is_zero()) {
             return None;
         }
-        if rows.iter().flat_map(|r| &r.terms).any(|&(p, _)| p as usize >= self.places()) {
+        if rows
+            .iter()
+            .flat_map(|r| &r.terms)
+            .any(|&(p, _)| p as usize >= self.places())
+        {
             return None;
         }
         let (lambda, y) = self.solve_rows(rows, budget)?;
