@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use unfold::check::Search;
+use unfold::check::dpor;
 use unfold::check::equation::Equation;
 use unfold::check::seek::{distance, seek};
 use unfold::explore::limits::Limits;
@@ -226,4 +227,45 @@ fn the_seek_gathers_tokens_that_a_breadth_first_search_reaches_late() {
         }
         other => panic!("not found: {other:?}"),
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(400)))]
+
+    /// `deadlock` alone goes to the DPOR on the net itself (not the observed net): it must
+    /// agree with the full state space, with a witness that replays to a dead marking.
+    #[test]
+    fn the_dpor_finds_exactly_the_deadlocks(spec in arb_spec()) {
+        let net = net_of_spec(&spec);
+        let Some(all) = markings(&net, 5_000) else {
+            return Ok(());
+        };
+        let dead = reachable(&net, &all, &Predicate::Deadlock);
+        let run = dpor::check(&net, &[Predicate::Deadlock], &[], &Limits::default(), &mut |_| {})
+            .unwrap();
+        match &run.searches[0] {
+            Search::Found(w) => {
+                prop_assert!(dead, "a deadlock found on a deadlock-free net");
+                let end = replay(&net, w);
+                prop_assert!(end.is_some(), "the witness does not fire");
+                let end = end.unwrap();
+                let is_dead = Predicate::Deadlock.holds(&Plain { net: &net, m: &end });
+                prop_assert!(is_dead, "the witness ends in a live marking");
+            }
+            Search::Absent => prop_assert!(!dead, "a reachable deadlock missed"),
+            Search::Unknown(why) => prop_assert!(false, "undecided on a small net: {why:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_dpor_proves_buf100_deadlock_free_in_little_memory() {
+    // The observed net watched every place for `deadlock` and ran out of memory here.
+    let path = common::shared_nets().join("pep/buf100.ll_net");
+    let bytes = std::fs::read(&path).expect("../shared/nets/pep/buf100.ll_net is needed");
+    let net = unfold::formats::pep::parse(&bytes, &path).unwrap();
+    let limits = Limits::new(Some(Duration::from_secs(120)), Some(256 << 20));
+    let run = dpor::check(&net, &[Predicate::Deadlock], &[], &limits, &mut |_| {}).unwrap();
+    // ../shared/nets/ORACLES.tsv: buf100 is deadlock-free (five tools agree).
+    assert_eq!(run.searches[0], Search::Absent);
 }
