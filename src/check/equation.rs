@@ -107,15 +107,17 @@ impl<'n> Equation<'n> {
             return false;
         };
         form.iter().all(|rows| {
-            rows.is_empty().then_some(false).unwrap_or_else(|| {
-                self.deadline
-                    .checked_duration_since(Instant::now())
-                    .is_some_and(|left| {
-                        self.lp
-                            .refute_rows(rows, Some(self.per_call.min(left)))
-                            .is_some()
-                    })
-            })
+            // An empty disjunct is `true`: nothing to refute.
+            if rows.is_empty() {
+                return false;
+            }
+            self.deadline
+                .checked_duration_since(Instant::now())
+                .is_some_and(|left| {
+                    self.lp
+                        .refute_rows(rows, Some(self.per_call.min(left)))
+                        .is_some()
+                })
         })
     }
 
