@@ -29,6 +29,12 @@
 //! maximum over the visited states. Only the transitions that change a watched place are
 //! serialised against `halt`: goals over a few places keep most of the concurrency.
 //! Every witness is replayed on the net and its target checked again before it is returned.
+//!
+//! The target `deadlock` alone is not observed that way (it would watch every place and
+//! serialise every transition against `halt`): the DPOR runs on the net itself and stops at
+//! the first configuration whose state is dead. That is sound both ways: every visited state
+//! is reachable, and every deadlock is the state of a maximal cutoff-free configuration
+//! (completeness of the prefix), which a complete exploration visits.
 
 use std::ops::ControlFlow;
 
@@ -67,11 +73,82 @@ pub fn check(
     limits: &Limits,
     progress: &mut dyn FnMut(UdporProgress),
 ) -> Result<DporRun, Overflow> {
-    let observed = Observed::new(net, targets, bounds);
-    let (mut run, _) = NetSystem::new(&observed.net)
-        .retry_widened(|sys| observe(sys, &observed, targets, bounds, limits, progress))?;
+    // `deadlock` alone is the DPOR's own question: every deadlock is the state of a maximal
+    // cutoff-free configuration, which the DPOR on the net itself visits. Watching every
+    // place for it instead would serialise every transition against `halt`.
+    let (dead, rest): (Vec<usize>, Vec<usize>) =
+        (0..targets.len()).partition(|&i| targets[i] == Predicate::Deadlock);
+    let mut searches = vec![Search::Unknown(None); targets.len()];
+    let (mut visited, mut complete) = (0, true);
+    if !dead.is_empty() {
+        let (found, seen, all) = NetSystem::new(net)
+            .retry_widened(|sys| find_deadlock(sys, limits, progress))?
+            .0;
+        for &i in &dead {
+            searches[i] = found.clone();
+        }
+        visited += seen;
+        complete &= all;
+    }
+    let others: Vec<Predicate> = rest.iter().map(|&i| targets[i].clone()).collect();
+    let mut run = if others.is_empty() && bounds.is_empty() {
+        DporRun {
+            searches: Vec::new(),
+            bounds: Vec::new(),
+            visited: 0,
+            complete: true,
+        }
+    } else {
+        let observed = Observed::new(net, &others, bounds);
+        NetSystem::new(&observed.net)
+            .retry_widened(|sys| observe(sys, &observed, &others, bounds, limits, progress))?
+            .0
+    };
+    for (&i, search) in rest.iter().zip(run.searches.drain(..)) {
+        searches[i] = search;
+    }
+    run.searches = searches;
+    run.visited += visited;
+    run.complete &= complete;
     replay_witnesses(net, targets, bounds, &mut run);
     Ok(run)
+}
+
+/// The DPOR with cutoffs on the net itself, stopped at the first configuration whose state
+/// is a deadlock: its firing sequence, or `Absent` when the exploration was complete; with
+/// the configurations visited and whether it was complete.
+fn find_deadlock(
+    sys: &NetSystem<'_>,
+    limits: &Limits,
+    progress: &mut dyn FnMut(UdporProgress),
+) -> Result<(Search, u64, bool), Overflow> {
+    let opts = UdporOptions {
+        cutoffs: Some(Order::default()),
+        ..UdporOptions::default()
+    };
+    let mut found = None;
+    let mut visited = 0u64;
+    let mut watch = |visit: &Visit<'_>| {
+        visited += 1;
+        if sys.is_deadlock(visit.state()) {
+            found = Some(visit.firing_sequence());
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let stats = udpor::explore_observed(sys, &opts, limits, progress, &mut watch)?;
+    let complete = stats.complete();
+    let search = match found {
+        Some(run) => Search::Found(run),
+        None if complete => Search::Absent,
+        None => Search::Unknown(
+            stats
+                .stopped
+                .or((!stats.halted).then_some(StopReason::DepthLimit)),
+        ),
+    };
+    Ok((search, visited, complete))
 }
 
 /// The observed net and what it adds to the net.

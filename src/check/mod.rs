@@ -17,6 +17,7 @@ pub mod ltl;
 pub mod prefix_sat;
 pub mod reduced;
 pub mod run;
+pub mod seek;
 pub mod shortcuts;
 pub mod unbounded;
 pub mod walk;

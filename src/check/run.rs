@@ -15,6 +15,7 @@ use super::equation::Equation;
 use super::explicit::{self, BoundQuery, NetMarking};
 use super::ltl::{self, LtlOptions, LtlQuestion};
 use super::prefix_sat::{self, ReadArcs};
+use super::seek;
 use super::shortcuts::{Shortcuts, Truth};
 use super::walk::{self, WalkOptions};
 use super::{Bound, Search};
@@ -232,8 +233,9 @@ impl Goal {
 /// `Auto` runs, on what is still undecided: the structural shortcuts (the initial marking,
 /// invariants, dead transitions, bounds), the explicit engine for a tenth of the time (small
 /// state spaces end there), random walks for a tenth of what is left (witnesses deep in large
-/// state spaces), best-first climbs towards the open bounds for a fifth of the rest, on nets
-/// that look 1-safe the complete prefix by SAT with half of what is left, then the explicit
+/// state spaces), best-first climbs towards the open bounds for a fifth of the rest,
+/// best-first searches towards the open targets for a third of the rest, on nets that look
+/// 1-safe the complete prefix by SAT with half of what is left, then the explicit
 /// engine again with the rest.
 ///
 /// The error is a counter overflow at 64 bits.
@@ -341,6 +343,9 @@ fn check_goals(
             }
             if limits.check_time().is_ok() {
                 work.climb(limits)?;
+            }
+            if !work.open().is_empty() && limits.check_time().is_ok() {
+                work.seek(&limits.phase(limits.remaining().map(|r| r / 3)))?;
             }
             if !work.open().is_empty() && net.looks_safe() && limits.check_time().is_ok() {
                 work.prefix(&limits.phase(limits.remaining().map(|r| r / 2)));
@@ -478,8 +483,17 @@ impl<'a> Work<'a> {
             return;
         }
         let eq = Equation::new(self.net, Duration::from_secs(1).min(total), total);
+        let mut rest = Vec::new();
         for (i, target) in targets {
             if eq.refutes(&target) {
+                self.search(i, Search::Absent, Engine::Structural);
+            } else {
+                rest.push((i, target));
+            }
+        }
+        // Then each target as a whole, on what the atoms alone left.
+        for (i, target) in rest {
+            if eq.refutes_together(&target) {
                 self.search(i, Search::Absent, Engine::Structural);
             }
         }
@@ -700,6 +714,26 @@ impl<'a> Work<'a> {
         for (i, sum) in sums {
             let bound = climb::climb(self.net, &sum, self.upper[i], share, limits)?;
             self.bound(i, bound, Engine::Explicit);
+        }
+        Ok(())
+    }
+
+    /// Best-first searches towards each open target in turn ([`seek`]), `limits` shared
+    /// between them (each one gets an equal share of what the previous ones left; 10 s each
+    /// without a timeout).
+    fn seek(&mut self, limits: &Limits) -> Result<(), Overflow> {
+        let (targets, _) = self.split_open();
+        for (k, (i, target)) in targets.iter().enumerate() {
+            if limits.check_time().is_err() {
+                break;
+            }
+            let share = limits
+                .remaining()
+                .map_or(Duration::from_secs(10), |r| r / (targets.len() - k) as u32);
+            let search = seek::seek(self.net, target, share, limits)?;
+            if search.decided() {
+                self.search(*i, search, Engine::Explicit);
+            }
         }
         Ok(())
     }

@@ -63,9 +63,11 @@ use crate::model::net::{Net, PlaceIdx};
 use crate::rows::Rows;
 
 mod boxed;
+mod polyhedron;
 mod vertex;
 
 pub use boxed::{MarkingBox, Refutation};
+pub use polyhedron::{AtLeast, RowCertificate};
 
 /// Denominators tried when turning the solver's floating-point `y` into rationals: small ones
 /// first (most vertices of nets' state equations are integral or halves), then products of
