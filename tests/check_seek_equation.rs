@@ -6,7 +6,7 @@
 //! calls absent is satisfied by none; the seek's distance is 0 exactly on the markings that
 //! satisfy the target.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

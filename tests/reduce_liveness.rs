@@ -7,7 +7,7 @@
 //! components) on the reduced net gives that verdict too. Hand-made nets check that the rules
 //! which would lose liveness (removing never-enabled transitions and self-loops) stay off.
 
-mod common;
+use crate::common;
 
 use common::{Arcs, NetSpec as Spec, enabled, fire, net_of_spec as build};
 
