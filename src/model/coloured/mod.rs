@@ -9,6 +9,7 @@
 //!
 //! [`Net`]: crate::model::net::Net
 
+mod compiled;
 pub mod sort;
 pub mod term;
 mod unfold;

@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use compact_str::CompactString;
 
+use super::compiled::{Code, GuardCode, MultisetCode};
 use super::sort::Colour;
 use super::term::{Cmp, Guard, Multiset, NegativeMultiset, Term, VarId, normalise_in_place};
 use super::{ColouredNet, Fold, Folding, UnfoldStats};
@@ -112,21 +113,28 @@ impl Pending {
     }
 }
 
+/// The P/T places possibly marked so far, and whether that is all of them (when the tests of
+/// input colours can be skipped).
+struct Marked {
+    places: Vec<bool>,
+    all: bool,
+}
+
 /// The search for one transition's bindings: its variables in enumeration order, the guard's
 /// conjuncts by the depth at which they can be tested, and the variables fixed by an equality.
 struct Plan<'g> {
     vars: Vec<VarId>,
     sizes: Vec<u32>,
     /// Conjuncts to test once `vars[..=k]` have values, per `k`.
-    tests: Vec<Vec<&'g Guard>>,
+    tests: Vec<Vec<GuardCode<'g>>>,
     /// Per depth, the term that gives the variable its only possible value.
-    fixed: Vec<Option<&'g Term>>,
+    fixed: Vec<Option<Code<'g>>>,
     /// Conjuncts without variables.
-    closed: Vec<&'g Guard>,
+    closed: Vec<GuardCode<'g>>,
     /// Per depth, the colours an input arc needs once `vars[..=k]` have values, as (first
     /// P/T place of the arc's place, term): the binding is possible only when that P/T place
     /// is possibly marked. Index `n` (one past the last depth) holds the closed ones.
-    needs: Vec<Vec<(u64, &'g Term)>>,
+    needs: Vec<Vec<(u64, Code<'g>)>>,
 }
 
 /// The colour terms an input inscription certainly takes tokens of (with a positive count),
@@ -166,7 +174,7 @@ impl<'g> Plan<'g> {
             let mut used = Vec::new();
             c.variables(&mut used);
             match used.iter().map(|&v| depth_of(v)).max() {
-                None => closed.push(c),
+                None => closed.push(GuardCode::new(c)),
                 Some(d) => {
                     if let Guard::Compare(a, Cmp::Eq, b) = c {
                         for (x, t) in [(a, b), (b, a)] {
@@ -175,13 +183,13 @@ impl<'g> Plan<'g> {
                                 let mut tv = Vec::new();
                                 t.variables(&mut tv);
                                 if fixed[dv].is_none() && tv.iter().all(|&w| depth_of(w) < dv) {
-                                    fixed[dv] = Some(t);
+                                    fixed[dv] = Some(Code::new(t));
                                     break;
                                 }
                             }
                         }
                     }
-                    tests[d].push(c);
+                    tests[d].push(GuardCode::new(c));
                 }
             }
         }
@@ -200,7 +208,7 @@ impl<'g> Plan<'g> {
                     .map(|&v| depth_of(v))
                     .max()
                     .unwrap_or(vars.len());
-                needs[d].push((*base, t));
+                needs[d].push((*base, Code::new(t)));
             }
         }
         let sizes = vars
@@ -227,17 +235,18 @@ impl<'g> Plan<'g> {
     }
 
     /// Whether the input colours that depth `k` completes are possibly marked.
-    fn possible(&self, k: usize, binding: &[Colour], marked: &[bool]) -> bool {
-        self.needs[k]
-            .iter()
-            .all(|&(base, t)| marked[(base + t.eval(binding) as u64) as usize])
+    fn possible(&self, k: usize, binding: &[Colour], marked: &Marked) -> bool {
+        marked.all
+            || self.needs[k]
+                .iter()
+                .all(|(base, t)| marked.places[(base + t.eval(binding) as u64) as usize])
     }
 
     /// Calls `emit` with every binding that satisfies the guard; counts the assignments tried.
     fn enumerate(
         &self,
         binding: &mut [Colour],
-        marked: &[bool],
+        marked: &Marked,
         tried: &mut u64,
         emit: &mut dyn FnMut(&[Colour]) -> Result<(), UnfoldError>,
     ) -> Result<(), UnfoldError> {
@@ -264,7 +273,7 @@ impl<'g> Plan<'g> {
                 k -= 1;
                 continue;
             }
-            let value = match self.fixed[k] {
+            let value = match &self.fixed[k] {
                 Some(t) => t.eval(binding),
                 None => next[k],
             };
@@ -371,7 +380,16 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
     let naive = plans
         .iter()
         .fold(0u64, |acc, p| acc.saturating_add(p.naive_cost()));
-    let mut marked: Vec<bool> = initial.iter().map(|&n| n > 0).collect();
+    let places: Vec<bool> = initial.iter().map(|&n| n > 0).collect();
+    let mut marked = Marked {
+        all: places.iter().all(|&m| m),
+        places,
+    };
+    let codes: Vec<MultisetCode> = net
+        .arcs
+        .iter()
+        .map(|a| MultisetCode::new(&a.inscription))
+        .collect();
     let mut binding = vec![0 as Colour; net.variables.len()];
     let mut ticks = 0u64;
     let mut check_time = || -> Result<(), UnfoldError> {
@@ -398,20 +416,20 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
                         continue;
                     }
                     scratch.clear();
-                    add_arc(net, a, b, &mut scratch)?;
+                    add_arc(net, ai, &codes[ai], b, &mut scratch)?;
                     let base = base[a.place as usize];
                     newly.extend(
                         scratch
                             .iter()
                             .map(|&(c, _)| (base + c as u64) as usize)
-                            .filter(|&p| !marked[p]),
+                            .filter(|&p| !marked.places[p]),
                     );
                 }
                 Ok(())
             };
             plan.enumerate(&mut binding, &marked, &mut tried, &mut emit)?;
             for p in newly {
-                grew |= !std::mem::replace(&mut marked[p], true);
+                grew |= !std::mem::replace(&mut marked.places[p], true);
             }
         }
         if !grew {
@@ -421,7 +439,8 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
         // more than they save (a token moving round a ring marks one colour more per round):
         // enumerate the guarded product once, and let the P/T fixpoint drop the dead nodes.
         if naive <= tried.saturating_mul(4) {
-            marked.iter_mut().for_each(|m| *m = true);
+            marked.places.iter_mut().for_each(|m| *m = true);
+            marked.all = true;
             break;
         }
     }
@@ -438,7 +457,7 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
             for &ai in &arcs_of[ti] {
                 let a = &net.arcs[ai];
                 scratch.clear();
-                add_arc(net, a, b, &mut scratch)?;
+                add_arc(net, ai, &codes[ai], b, &mut scratch)?;
                 let base = base[a.place as usize];
                 let out = if a.input { &mut pre } else { &mut post };
                 out.extend(scratch.iter().map(|&(c, n)| (base + c as u64, n)));
@@ -467,19 +486,21 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
     stats.transitions_before = pending.len() as u64;
     let (marked, enabled) = possibly_live(&initial, &pending);
     build(
-        net, &plans, &base, &initial, &pending, &marked, &enabled, stats, started,
+        net, &plans, &base, &initial, pending, &marked, &enabled, stats, started,
     )
 }
 
-/// Adds the value of arc `a`'s inscription under binding `b` to `out`, unsorted.
+/// Adds the value under binding `b` of the inscription of arc `ai`, compiled to `code`, to
+/// `out`, unsorted.
 fn add_arc(
     net: &ColouredNet,
-    a: &super::ColouredArc,
+    ai: usize,
+    code: &MultisetCode,
     b: &[Colour],
     out: &mut Vec<(Colour, u64)>,
 ) -> Result<(), UnfoldError> {
-    a.inscription
-        .add_unsorted(b, out)
+    let a = &net.arcs[ai];
+    code.add_unsorted(b, out)
         .map_err(|source| UnfoldError::Negative {
             what: format!(
                 "arc between place '{}' and transition '{}'",
@@ -656,7 +677,7 @@ fn build(
     plans: &[Plan],
     base: &[u64],
     initial: &[u32],
-    pending: &Pending,
+    mut pending: Pending,
     marked: &[bool],
     enabled: &[bool],
     mut stats: UnfoldStats,
@@ -709,15 +730,17 @@ fn build(
     }
     stats.places_dropped = stats.places_before - out.places.len() as u64;
     let mut colour_names = ColourNames::new(net);
-    let mut members: Vec<Vec<CompactString>> = vec![Vec::new(); net.transitions.len()];
-    let renumber = |arcs: &[Arc]| -> Arcs {
-        arcs.iter()
-            .map(|a| Arc {
-                place: new_index[a.place as usize],
-                weight: a.weight,
-            })
-            .collect()
-    };
+    // Every arc to its place's new index, in place: those of live transitions go to live
+    // places, which have one (a live transition's preset and postset are marked).
+    for a in &mut pending.arcs {
+        a.place = new_index[a.place as usize];
+    }
+    let mut live_of = vec![0usize; net.transitions.len()];
+    for (&o, _) in pending.origin.iter().zip(enabled).filter(|(_, e)| **e) {
+        live_of[o as usize] += 1;
+    }
+    let mut members: Vec<Vec<CompactString>> =
+        live_of.iter().map(|&n| Vec::with_capacity(n)).collect();
     for t in 0..pending.len() {
         if !enabled[t] {
             continue;
@@ -731,10 +754,11 @@ fn build(
         }
         let idx = out.transitions.len() as TransIdx;
         let id = ids.unique(&out, &name, Node::Transition(idx));
-        // Enabled, so its preset and postset are marked and have new indices.
-        let pre = renumber(pending.pre(t));
-        let post = renumber(pending.post(t));
+        let pre = Arcs::from_slice(pending.pre(t));
+        let post = Arcs::from_slice(pending.post(t));
+        // Renumbering keeps the order by place that the net promises.
         debug_assert!(pre.is_sorted() && post.is_sorted());
+        debug_assert!(pre.iter().chain(&post).all(|a| a.place != PlaceIdx::MAX));
         out.transitions.push(NetTransition {
             id: id.clone(),
             label: id.clone(),
