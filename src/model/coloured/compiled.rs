@@ -213,3 +213,142 @@ impl<'t> MultisetCode<'t> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Sizes of the three variables' sorts.
+    const SIZES: [u32; 3] = [3, 1, 5];
+
+    /// A random colour term over variables 0..3 of sizes [`SIZES`], of a sort of `size`
+    /// colours when it is one digit: variables, constants, shifts (of shifts: a tree),
+    /// tuples (of tuples: a tree), partition elements (a tree).
+    fn term() -> impl Strategy<Value = Term> {
+        let digit = prop_oneof![
+            (0..3u32).prop_map(Term::Var),
+            (0..3u32, -7..7i64).prop_map(|(v, by)| Term::Shift {
+                of: Box::new(Term::Var(v)),
+                by,
+                size: SIZES[v as usize],
+            }),
+            (0..3u32, -7..7i64, -7..7i64).prop_map(|(v, a, b)| Term::Shift {
+                of: Box::new(Term::Shift {
+                    of: Box::new(Term::Var(v)),
+                    by: a,
+                    size: SIZES[v as usize],
+                }),
+                by: b,
+                size: SIZES[v as usize],
+            }),
+            (0..3u32).prop_map(|v| Term::ElementOf {
+                of: Box::new(Term::Var(v)),
+                element: (0..SIZES[v as usize]).map(|c| c / 2).collect(),
+            }),
+        ];
+        // A component with its radix: a digit of the variable's sort, or a constant.
+        let part = prop_oneof![
+            digit.clone().prop_map(|t| {
+                let r = match &t {
+                    Term::Var(v) => SIZES[*v as usize],
+                    Term::Shift { size, .. } => *size,
+                    Term::ElementOf { element, .. } => element.iter().max().unwrap() + 1,
+                    _ => unreachable!(),
+                };
+                (t, r)
+            }),
+            (1..6u32).prop_flat_map(|r| (0..r).prop_map(move |c| (Term::Const(c), r))),
+        ];
+        let tuple = prop::collection::vec(part, 1..4).prop_map(|ps| {
+            let (parts, radices) = ps.into_iter().unzip();
+            Term::Tuple { parts, radices }
+        });
+        let nested = (tuple.clone(), tuple.clone()).prop_map(|(a, b)| {
+            let size = |t: &Term| match t {
+                Term::Tuple { radices, .. } => radices.iter().product::<u32>(),
+                _ => unreachable!(),
+            };
+            let radices = vec![size(&a), size(&b)];
+            Term::Tuple {
+                parts: vec![a, b],
+                radices,
+            }
+        });
+        prop_oneof![digit, (0..4u32).prop_map(Term::Const), tuple, nested]
+    }
+
+    /// Every binding of the three variables.
+    fn bindings() -> impl Iterator<Item = [Colour; 3]> {
+        (0..SIZES[0])
+            .flat_map(|a| (0..SIZES[1]).flat_map(move |b| (0..SIZES[2]).map(move |c| [a, b, c])))
+    }
+
+    fn multiset() -> impl Strategy<Value = Multiset> {
+        let leaf = prop_oneof![
+            (0..3u64, term()).prop_map(|(n, t)| Multiset::Of(n, t)),
+            (1..4u32).prop_map(Multiset::All),
+        ];
+        leaf.prop_recursive(3, 10, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 1..4).prop_map(Multiset::Add),
+                (0..3u64, inner.clone()).prop_map(|(n, m)| Multiset::Scale(n, Box::new(m))),
+                (inner.clone(), inner)
+                    .prop_map(|(a, b)| Multiset::Subtract(Box::new(a), Box::new(b))),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// A compiled term has the tree's value under every binding.
+        #[test]
+        fn compiled_terms_evaluate_as_their_trees(t in term()) {
+            let code = Code::new(&t);
+            for b in bindings() {
+                prop_assert_eq!(code.eval(&b), t.eval(&b), "{:?} under {:?}", t, b);
+            }
+        }
+
+        /// A compiled guard holds where the tree holds.
+        #[test]
+        fn compiled_guards_hold_as_their_trees(
+            ts in prop::collection::vec(term(), 4),
+            cmps in prop::collection::vec(0..6usize, 2),
+            negate in any::<bool>(),
+        ) {
+            let cmp = |i: usize| [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge][i];
+            let mut ts = ts.into_iter();
+            let mut compare = |c| {
+                Guard::Compare(ts.next().unwrap(), cmp(c), ts.next().unwrap())
+            };
+            let a = compare(cmps[0]);
+            let b = compare(cmps[1]);
+            let set = Guard::In(Term::Var(2), vec![1, 3]);
+            let g = Guard::Or(vec![Guard::And(vec![a, set]), b]);
+            let g = if negate { Guard::Not(Box::new(g)) } else { g };
+            let code = GuardCode::new(&g);
+            for b in bindings() {
+                prop_assert_eq!(code.holds(&b), g.holds(&b));
+            }
+        }
+
+        /// A compiled inscription's pairs, merged, are the tree's value (or its failure).
+        #[test]
+        fn compiled_inscriptions_evaluate_as_their_trees(m in multiset()) {
+            let code = MultisetCode::new(&m);
+            for b in bindings() {
+                let mut got = Vec::new();
+                let got = code
+                    .add_unsorted(&b, &mut got)
+                    .map(|()| {
+                        crate::model::coloured::term::normalise_in_place(&mut got);
+                        got
+                    });
+                prop_assert_eq!(got, m.eval(&b));
+            }
+        }
+    }
+}

@@ -611,12 +611,18 @@ impl ColourNames {
 /// the node, the identifiers themselves being in the net only.
 struct Ids {
     table: hashbrown::HashTable<(u64, Node)>,
+    /// Whether [`names_are_unique`] holds: the table is then kept in debug builds only, to
+    /// check it (a table of a million names costs a cache miss per name).
+    trusted: bool,
 }
 
 impl Ids {
-    fn with_capacity(n: usize) -> Ids {
+    fn new(net: &ColouredNet, n: usize) -> Ids {
+        let trusted = names_are_unique(net);
+        let keep = !trusted || cfg!(debug_assertions);
         Ids {
-            table: hashbrown::HashTable::with_capacity(n),
+            table: hashbrown::HashTable::with_capacity(if keep { n } else { 0 }),
+            trusted,
         }
     }
 
@@ -639,9 +645,13 @@ impl Ids {
     /// `name`, or when a node has it already `name_2`, `name_3`, …: the identifier that
     /// `node` gets, recorded.
     fn unique(&mut self, net: &Net, name: &str, node: Node) -> CompactString {
+        if self.trusted && !cfg!(debug_assertions) {
+            return CompactString::from(name);
+        }
         if self.claim(net, name, node) {
             return CompactString::from(name);
         }
+        assert!(!self.trusted, "the unfolding named two nodes {name}");
         let mut k = 1u64;
         loop {
             k += 1;
@@ -651,6 +661,32 @@ impl Ids {
             }
         }
     }
+}
+
+/// Whether the names the unfolding writes are distinct by construction: coloured identifiers
+/// are distinct, and neither they nor any colour's name contain `_`, and the colours of each
+/// sort have distinct names. A P/T name then splits at its `_`s into a coloured identifier
+/// (which gives the coloured node) and the names of its colours, as many as that node's
+/// colours have components (a place) or its binding has (a transition), which give the colour
+/// or the binding back: no two P/T nodes can get the same name.
+fn names_are_unique(net: &ColouredNet) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let ids = net.places.iter().map(|p| &p.id);
+    let ids_ok = ids
+        .chain(net.transitions.iter().map(|t| &t.id))
+        .all(|id| !id.contains('_') && seen.insert(id.as_str()));
+    ids_ok
+        && (0..net.sorts.len() as u32).all(|s| match &net.sorts.get(s).kind {
+            // `dot`, integers (digits and a sign) and products of named sorts.
+            super::SortKind::Dot | super::SortKind::IntRange { .. } => true,
+            super::SortKind::Product(_) => true,
+            super::SortKind::Enumeration { constants, .. } => {
+                let mut seen = std::collections::HashSet::new();
+                constants
+                    .iter()
+                    .all(|c| !c.contains('_') && seen.insert(c.as_str()))
+            }
+        })
 }
 
 /// The hash of a node identifier in [`Ids`].
@@ -691,7 +727,7 @@ fn build(
         transitions: Vec::with_capacity(live_transitions),
         ..Net::default()
     };
-    let mut ids = Ids::with_capacity(live_places + live_transitions);
+    let mut ids = Ids::new(net, live_places + live_transitions);
     let mut folding = Folding {
         coloured: net.sizes(),
         ..Folding::default()
