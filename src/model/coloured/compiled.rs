@@ -26,6 +26,10 @@ pub(super) struct Digit {
 /// A compiled colour term.
 #[derive(Clone, Debug)]
 pub(super) enum Code<'t> {
+    /// A variable (the commonest term of guards).
+    Var(VarId),
+    /// A constant.
+    Const(Colour),
     /// `constant + Σ digits`.
     Digits {
         constant: Colour,
@@ -72,7 +76,8 @@ impl<'t> Code<'t> {
         };
         if let Some(d) = one_digit(t) {
             return match d {
-                OneDigit::Const(c) => digits(c, Vec::new()),
+                OneDigit::Const(c) => Code::Const(c),
+                OneDigit::Var(d) if d.by == 0 => Code::Var(d.var),
                 OneDigit::Var(d) => digits(0, vec![d]),
             };
         }
@@ -105,6 +110,8 @@ impl<'t> Code<'t> {
     #[inline]
     pub(super) fn eval(&self, binding: &[Colour]) -> Colour {
         match self {
+            Code::Var(v) => binding[*v as usize],
+            Code::Const(c) => *c,
             Code::Digits { constant, digits } => {
                 let mut value = *constant;
                 for d in digits.iter() {
