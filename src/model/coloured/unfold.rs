@@ -777,10 +777,7 @@ fn build(
     }
     let mut members: Vec<Vec<CompactString>> =
         live_of.iter().map(|&n| Vec::with_capacity(n)).collect();
-    for t in 0..pending.len() {
-        if !enabled[t] {
-            continue;
-        }
+    for (t, _) in enabled.iter().enumerate().filter(|(_, e)| **e) {
         let origin = pending.origin[t] as usize;
         name.clear();
         name.push_str(&net.transitions[origin].id);
