@@ -2,13 +2,14 @@
 //!
 //! This module owns the coloured net as the contest's `symmetricnet` PNML declares it: finite
 //! sorts (`sort.rs`), colour terms, multiset terms and guards with their evaluation under a
-//! binding (`term.rs`), the net itself (here), and the unfolding to an equivalent [`Net`]
-//! (`unfold.rs`): a place per (place, colour), a transition per (transition, binding that
+//! binding (`term.rs`) and compiled for the unfolding's inner loops (`compiled.rs`), the net
+//! itself (here), and the unfolding to an equivalent [`Net`] (`unfold.rs`): a place per (place, colour), a transition per (transition, binding that
 //! satisfies the guard), with a [`Folding`] that remembers which P/T nodes each coloured node
 //! became, so that formulas naming coloured nodes can be resolved on the unfolded net.
 //!
 //! [`Net`]: crate::model::net::Net
 
+mod compiled;
 pub mod sort;
 pub mod term;
 mod unfold;

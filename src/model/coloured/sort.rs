@@ -180,12 +180,19 @@ impl Sorts {
                 let _ = write!(out, "{}", start + c as i64);
             }
             SortKind::Product(parts) => {
-                let parts = parts.clone();
-                for (i, (p, v)) in parts.iter().zip(self.split(id, c)).enumerate() {
+                // Component `i` is digit `i` of `c` in the mixed radix of the components'
+                // sizes, the first most significant: `c / (sizes after i) % size i`, computed
+                // without the vector of `split` (this names every unfolded place).
+                for (i, &p) in parts.iter().enumerate() {
                     if i > 0 {
                         out.push('_');
                     }
-                    self.colour_name(*p, v, out);
+                    let below: u64 = parts[i + 1..]
+                        .iter()
+                        .map(|&q| self.get(q).size as u64)
+                        .product();
+                    let v = (c as u64 / below) % self.get(p).size as u64;
+                    self.colour_name(p, v as Colour, out);
                 }
             }
         }

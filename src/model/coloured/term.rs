@@ -198,8 +198,31 @@ impl Multiset {
     /// Its value under `binding`: (colour, count) pairs sorted by colour, counts positive.
     pub fn eval(&self, binding: &[Colour]) -> Result<Vec<(Colour, u64)>, NegativeMultiset> {
         let mut out = Vec::new();
-        self.add_to(binding, 1, &mut out)?;
-        Ok(normalise(out))
+        self.eval_into(binding, &mut out)?;
+        Ok(out)
+    }
+
+    /// Its value under `binding` in `out` (cleared first), as [`Multiset::eval`] gives it:
+    /// the unfolding reuses one buffer for every arc instead of allocating a vector each.
+    pub fn eval_into(
+        &self,
+        binding: &[Colour],
+        out: &mut Vec<(Colour, u64)>,
+    ) -> Result<(), NegativeMultiset> {
+        out.clear();
+        self.add_to(binding, 1, out)?;
+        normalise_in_place(out);
+        Ok(())
+    }
+
+    /// Adds `scale` times its value to `out` unsorted, colours possibly repeated (what the
+    /// unfolding needs when it merges an arc's colours with other arcs' anyway).
+    pub(super) fn add_unsorted(
+        &self,
+        binding: &[Colour],
+        out: &mut Vec<(Colour, u64)>,
+    ) -> Result<(), NegativeMultiset> {
+        self.add_to(binding, 1, out)
     }
 
     /// Adds `scale` times its value to `out` (unsorted).
@@ -286,9 +309,9 @@ impl Multiset {
     }
 }
 
-/// `pairs` sorted by key (a colour, a P/T place) with the counts of equal keys summed
+/// Sorts `pairs` by key (a colour, a P/T place) and sums the counts of equal keys
 /// (saturating).
-pub(super) fn normalise<K: Ord + Copy>(mut pairs: Vec<(K, u64)>) -> Vec<(K, u64)> {
+pub(super) fn normalise_in_place<K: Ord + Copy>(pairs: &mut Vec<(K, u64)>) {
     if pairs.len() > 1 && !pairs.is_sorted_by_key(|p| p.0) {
         pairs.sort_unstable_by_key(|p| p.0);
     }
@@ -300,5 +323,4 @@ pub(super) fn normalise<K: Ord + Copy>(mut pairs: Vec<(K, u64)>) -> Vec<(K, u64)
             false
         }
     });
-    pairs
 }

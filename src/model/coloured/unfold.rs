@@ -14,10 +14,13 @@ use std::time::Instant;
 
 use compact_str::CompactString;
 
+use super::compiled::{Code, GuardCode, MultisetCode};
 use super::sort::Colour;
-use super::term::{Cmp, Guard, Multiset, NegativeMultiset, Term, VarId, normalise};
+use super::term::{Cmp, Guard, Multiset, NegativeMultiset, Term, VarId, normalise_in_place};
 use super::{ColouredNet, Fold, Folding, UnfoldStats};
-use crate::model::net::{Arc, ArcKind, Arcs, BuildError, Net, NetBuilder, PlaceIdx};
+use crate::model::net::{
+    Arc, Arcs, BuildError, Net, NetTransition, Node, Place, PlaceIdx, TransIdx,
+};
 
 /// Bounds on the unfolding's size and time.
 #[derive(Clone, Copy, Debug, Default)]
@@ -65,14 +68,56 @@ pub struct Unfolded {
     pub folding: Folding,
 }
 
-/// A P/T transition before dead ones are dropped.
+/// The P/T transitions found, before dead ones are dropped, in flat arrays rather than a
+/// record each (a million transitions made millions of small allocations): transition `i`
+/// comes from coloured transition `origin[i]`, consumes `arcs[ends[2i]..ends[2i + 1]]`,
+/// produces `arcs[ends[2i + 1]..ends[2i + 2]]` (P/T places before renumbering), and its
+/// binding is `colours[bindings[i]..bindings[i + 1]]`, the colours of its plan's variables
+/// in order (its name is written from them only if it is kept).
 struct Pending {
-    /// The coloured transition.
-    origin: u32,
-    /// Its name.
-    id: CompactString,
-    pre: Arcs,
-    post: Arcs,
+    origin: Vec<u32>,
+    ends: Vec<usize>,
+    arcs: Vec<Arc>,
+    bindings: Vec<usize>,
+    colours: Vec<Colour>,
+}
+
+impl Pending {
+    fn new() -> Pending {
+        Pending {
+            origin: Vec::new(),
+            ends: vec![0],
+            arcs: Vec::new(),
+            bindings: vec![0],
+            colours: Vec::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.origin.len()
+    }
+
+    /// Transition `t`'s input arcs.
+    fn pre(&self, t: usize) -> &[Arc] {
+        &self.arcs[self.ends[2 * t]..self.ends[2 * t + 1]]
+    }
+
+    /// Transition `t`'s output arcs.
+    fn post(&self, t: usize) -> &[Arc] {
+        &self.arcs[self.ends[2 * t + 1]..self.ends[2 * t + 2]]
+    }
+
+    /// Transition `t`'s binding.
+    fn binding(&self, t: usize) -> &[Colour] {
+        &self.colours[self.bindings[t]..self.bindings[t + 1]]
+    }
+}
+
+/// The P/T places possibly marked so far, and whether that is all of them (when the tests of
+/// input colours can be skipped).
+struct Marked {
+    places: Vec<bool>,
+    all: bool,
 }
 
 /// The search for one transition's bindings: its variables in enumeration order, the guard's
@@ -81,15 +126,15 @@ struct Plan<'g> {
     vars: Vec<VarId>,
     sizes: Vec<u32>,
     /// Conjuncts to test once `vars[..=k]` have values, per `k`.
-    tests: Vec<Vec<&'g Guard>>,
+    tests: Vec<Vec<GuardCode<'g>>>,
     /// Per depth, the term that gives the variable its only possible value.
-    fixed: Vec<Option<&'g Term>>,
+    fixed: Vec<Option<Code<'g>>>,
     /// Conjuncts without variables.
-    closed: Vec<&'g Guard>,
+    closed: Vec<GuardCode<'g>>,
     /// Per depth, the colours an input arc needs once `vars[..=k]` have values, as (first
     /// P/T place of the arc's place, term): the binding is possible only when that P/T place
     /// is possibly marked. Index `n` (one past the last depth) holds the closed ones.
-    needs: Vec<Vec<(u64, &'g Term)>>,
+    needs: Vec<Vec<(u64, Code<'g>)>>,
 }
 
 /// The colour terms an input inscription certainly takes tokens of (with a positive count),
@@ -129,7 +174,7 @@ impl<'g> Plan<'g> {
             let mut used = Vec::new();
             c.variables(&mut used);
             match used.iter().map(|&v| depth_of(v)).max() {
-                None => closed.push(c),
+                None => closed.push(GuardCode::new(c)),
                 Some(d) => {
                     if let Guard::Compare(a, Cmp::Eq, b) = c {
                         for (x, t) in [(a, b), (b, a)] {
@@ -138,13 +183,13 @@ impl<'g> Plan<'g> {
                                 let mut tv = Vec::new();
                                 t.variables(&mut tv);
                                 if fixed[dv].is_none() && tv.iter().all(|&w| depth_of(w) < dv) {
-                                    fixed[dv] = Some(t);
+                                    fixed[dv] = Some(Code::new(t));
                                     break;
                                 }
                             }
                         }
                     }
-                    tests[d].push(c);
+                    tests[d].push(GuardCode::new(c));
                 }
             }
         }
@@ -163,7 +208,7 @@ impl<'g> Plan<'g> {
                     .map(|&v| depth_of(v))
                     .max()
                     .unwrap_or(vars.len());
-                needs[d].push((*base, t));
+                needs[d].push((*base, Code::new(t)));
             }
         }
         let sizes = vars
@@ -190,17 +235,18 @@ impl<'g> Plan<'g> {
     }
 
     /// Whether the input colours that depth `k` completes are possibly marked.
-    fn possible(&self, k: usize, binding: &[Colour], marked: &[bool]) -> bool {
-        self.needs[k]
-            .iter()
-            .all(|&(base, t)| marked[(base + t.eval(binding) as u64) as usize])
+    fn possible(&self, k: usize, binding: &[Colour], marked: &Marked) -> bool {
+        marked.all
+            || self.needs[k]
+                .iter()
+                .all(|(base, t)| marked.places[(base + t.eval(binding) as u64) as usize])
     }
 
     /// Calls `emit` with every binding that satisfies the guard; counts the assignments tried.
     fn enumerate(
         &self,
         binding: &mut [Colour],
-        marked: &[bool],
+        marked: &Marked,
         tried: &mut u64,
         emit: &mut dyn FnMut(&[Colour]) -> Result<(), UnfoldError>,
     ) -> Result<(), UnfoldError> {
@@ -227,7 +273,7 @@ impl<'g> Plan<'g> {
                 k -= 1;
                 continue;
             }
-            let value = match self.fixed[k] {
+            let value = match &self.fixed[k] {
                 Some(t) => t.eval(binding),
                 None => next[k],
             };
@@ -262,22 +308,20 @@ impl<'g> Plan<'g> {
     }
 }
 
-/// Adds the colours of `pairs` to `out` as P/T places from `base` on.
-fn weigh(pairs: Vec<(Colour, u64)>, base: u64, out: &mut Vec<(u64, u64)>) {
-    out.extend(pairs.into_iter().map(|(c, n)| (base + c as u64, n)));
-}
-
-/// `pairs` (P/T place, weight) as arcs, equal places merged.
-fn to_arcs(pairs: Vec<(u64, u64)>, what: impl Fn() -> String) -> Result<Arcs, UnfoldError> {
-    normalise(pairs)
-        .into_iter()
-        .map(|(p, n)| {
-            Ok(Arc {
-                place: p as PlaceIdx,
-                weight: u32::try_from(n).map_err(|_| UnfoldError::Overflow(what()))?,
-            })
-        })
-        .collect()
+/// Appends `pairs` (P/T place, weight), equal places merged and sorted, to `out` as arcs.
+fn push_arcs(
+    pairs: &mut Vec<(u64, u64)>,
+    out: &mut Vec<Arc>,
+    what: impl Fn() -> String,
+) -> Result<(), UnfoldError> {
+    normalise_in_place(pairs);
+    for &(p, n) in pairs.iter() {
+        out.push(Arc {
+            place: p as PlaceIdx,
+            weight: u32::try_from(n).map_err(|_| UnfoldError::Overflow(what()))?,
+        });
+    }
+    Ok(())
 }
 
 /// Unfolds `net` to a P/T net within `budget`.
@@ -336,7 +380,16 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
     let naive = plans
         .iter()
         .fold(0u64, |acc, p| acc.saturating_add(p.naive_cost()));
-    let mut marked: Vec<bool> = initial.iter().map(|&n| n > 0).collect();
+    let places: Vec<bool> = initial.iter().map(|&n| n > 0).collect();
+    let mut marked = Marked {
+        all: places.iter().all(|&m| m),
+        places,
+    };
+    let codes: Vec<MultisetCode> = net
+        .arcs
+        .iter()
+        .map(|a| MultisetCode::new(&a.inscription))
+        .collect();
     let mut binding = vec![0 as Colour; net.variables.len()];
     let mut ticks = 0u64;
     let mut check_time = || -> Result<(), UnfoldError> {
@@ -346,11 +399,14 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
         }
         Ok(())
     };
+    let mut scratch: Vec<(Colour, u64)> = Vec::new();
     loop {
         stats.rounds += 1;
         let mut grew = false;
         let mut tried = 0;
         for (ti, plan) in plans.iter().enumerate() {
+            // Marked after the transition's enumeration, which reads `marked`; only colours
+            // not marked yet are kept (most bindings mark nothing new).
             let mut newly = Vec::new();
             let mut emit = |b: &[Colour]| -> Result<(), UnfoldError> {
                 check_time()?;
@@ -359,15 +415,21 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
                     if a.input {
                         continue;
                     }
-                    let pairs = eval_arc(net, a, b)?;
+                    scratch.clear();
+                    add_arc(net, ai, &codes[ai], b, &mut scratch)?;
                     let base = base[a.place as usize];
-                    newly.extend(pairs.into_iter().map(|(c, _)| (base + c as u64) as usize));
+                    newly.extend(
+                        scratch
+                            .iter()
+                            .map(|&(c, _)| (base + c as u64) as usize)
+                            .filter(|&p| !marked.places[p]),
+                    );
                 }
                 Ok(())
             };
             plan.enumerate(&mut binding, &marked, &mut tried, &mut emit)?;
             for p in newly {
-                grew |= !std::mem::replace(&mut marked[p], true);
+                grew |= !std::mem::replace(&mut marked.places[p], true);
             }
         }
         if !grew {
@@ -377,45 +439,43 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
         // more than they save (a token moving round a ring marks one colour more per round):
         // enumerate the guarded product once, and let the P/T fixpoint drop the dead nodes.
         if naive <= tried.saturating_mul(4) {
-            marked.iter_mut().for_each(|m| *m = true);
+            marked.places.iter_mut().for_each(|m| *m = true);
+            marked.all = true;
             break;
         }
     }
-    let mut pending: Vec<Pending> = Vec::new();
+    let mut pending = Pending::new();
     let mut size = total;
-    let mut name = String::new();
+    let mut pre: Vec<(u64, u64)> = Vec::new();
+    let mut post: Vec<(u64, u64)> = Vec::new();
     for (ti, (t, plan)) in net.transitions.iter().zip(&plans).enumerate() {
         let mut emit = |b: &[Colour]| -> Result<(), UnfoldError> {
             check_time()?;
             stats.bindings_kept += 1;
-            let mut pre = Vec::new();
-            let mut post = Vec::new();
+            pre.clear();
+            post.clear();
             for &ai in &arcs_of[ti] {
                 let a = &net.arcs[ai];
-                let pairs = eval_arc(net, a, b)?;
+                scratch.clear();
+                add_arc(net, ai, &codes[ai], b, &mut scratch)?;
                 let base = base[a.place as usize];
-                weigh(pairs, base, if a.input { &mut pre } else { &mut post });
+                let out = if a.input { &mut pre } else { &mut post };
+                out.extend(scratch.iter().map(|&(c, n)| (base + c as u64, n)));
             }
             let what = || format!("an arc of transition '{}'", t.id);
-            let pre = to_arcs(pre, what)?;
-            let post = to_arcs(post, what)?;
+            push_arcs(&mut pre, &mut pending.arcs, what)?;
+            pending.ends.push(pending.arcs.len());
+            push_arcs(&mut post, &mut pending.arcs, what)?;
+            pending.ends.push(pending.arcs.len());
             size += 1 + pre.len() as u64 + post.len() as u64;
             if size > max_size {
                 return Err(UnfoldError::TooLarge(max_size));
             }
-            name.clear();
-            name.push_str(&t.id);
-            for &v in &plan.vars {
-                name.push('_');
-                net.sorts
-                    .colour_name(net.variables[v as usize].sort, b[v as usize], &mut name);
-            }
-            pending.push(Pending {
-                origin: ti as u32,
-                id: CompactString::from(name.as_str()),
-                pre,
-                post,
-            });
+            pending.origin.push(ti as u32);
+            pending
+                .colours
+                .extend(plan.vars.iter().map(|&v| b[v as usize]));
+            pending.bindings.push(pending.colours.len());
             Ok(())
         };
         plan.enumerate(&mut binding, &marked, &mut stats.bindings_tried, &mut emit)?;
@@ -426,18 +486,21 @@ pub fn unfold_to_pt(net: &ColouredNet, budget: &Budget) -> Result<Unfolded, Unfo
     stats.transitions_before = pending.len() as u64;
     let (marked, enabled) = possibly_live(&initial, &pending);
     build(
-        net, &base, &initial, &pending, &marked, &enabled, stats, started,
+        net, &plans, &base, &initial, pending, &marked, &enabled, stats, started,
     )
 }
 
-/// The value of arc `a`'s inscription under binding `b`.
-fn eval_arc(
+/// Adds the value under binding `b` of the inscription of arc `ai`, compiled to `code`, to
+/// `out`, unsorted.
+fn add_arc(
     net: &ColouredNet,
-    a: &super::ColouredArc,
+    ai: usize,
+    code: &MultisetCode,
     b: &[Colour],
-) -> Result<Vec<(Colour, u64)>, UnfoldError> {
-    a.inscription
-        .eval(b)
+    out: &mut Vec<(Colour, u64)>,
+) -> Result<(), UnfoldError> {
+    let a = &net.arcs[ai];
+    code.add_unsorted(b, out)
         .map_err(|source| UnfoldError::Negative {
             what: format!(
                 "arc between place '{}' and transition '{}'",
@@ -448,18 +511,34 @@ fn eval_arc(
 }
 
 /// The least fixpoint of possibly-marked places and possibly-enabled transitions.
-fn possibly_live(initial: &[u32], pending: &[Pending]) -> (Vec<bool>, Vec<bool>) {
+fn possibly_live(initial: &[u32], pending: &Pending) -> (Vec<bool>, Vec<bool>) {
     let mut marked: Vec<bool> = initial.iter().map(|&n| n > 0).collect();
     let mut enabled = vec![false; pending.len()];
-    let mut consumers: Vec<Vec<u32>> = vec![Vec::new(); initial.len()];
+    // The consumers of each place not marked initially, as one array cut by `starts` (a
+    // vector per place costs an allocation each).
+    let mut starts = vec![0usize; initial.len() + 1];
+    for t in 0..pending.len() {
+        for a in pending.pre(t) {
+            if !marked[a.place as usize] {
+                starts[a.place as usize + 1] += 1;
+            }
+        }
+    }
+    for p in 0..initial.len() {
+        starts[p + 1] += starts[p];
+    }
+    let mut fill = starts.clone();
+    let mut consumers = vec![0u32; starts[initial.len()]];
     let mut missing: Vec<u32> = Vec::with_capacity(pending.len());
     let mut ready = Vec::new();
-    for (t, p) in pending.iter().enumerate() {
+    for t in 0..pending.len() {
         let mut m = 0;
-        for a in &p.pre {
-            if !marked[a.place as usize] {
+        for a in pending.pre(t) {
+            let p = a.place as usize;
+            if !marked[p] {
                 m += 1;
-                consumers[a.place as usize].push(t as u32);
+                consumers[fill[p]] = t as u32;
+                fill[p] += 1;
             }
         }
         missing.push(m);
@@ -471,10 +550,10 @@ fn possibly_live(initial: &[u32], pending: &[Pending]) -> (Vec<bool>, Vec<bool>)
         if std::mem::replace(&mut enabled[t as usize], true) {
             continue;
         }
-        for a in &pending[t as usize].post {
+        for a in pending.post(t as usize) {
             let p = a.place as usize;
             if !std::mem::replace(&mut marked[p], true) {
-                for &u in &consumers[p] {
+                for &u in &consumers[starts[p]..starts[p + 1]] {
                     missing[u as usize] -= 1;
                     if missing[u as usize] == 0 {
                         ready.push(u);
@@ -486,19 +565,169 @@ fn possibly_live(initial: &[u32], pending: &[Pending]) -> (Vec<bool>, Vec<bool>)
     (marked, enabled)
 }
 
-/// The P/T net of the live nodes, and the folding.
+/// The names of the colours of some sorts, written once into one string: every binding's
+/// name repeats the names of its variables' colours.
+struct ColourNames {
+    /// Per sort: the end of each colour's name in `text`, after the offset of its first,
+    /// once written.
+    sorts: Vec<Option<(usize, Vec<usize>)>>,
+    text: String,
+}
+
+/// Sorts of at most this many colours get their names written once.
+const NAMED_SORT_LIMIT: u32 = 1 << 20;
+
+impl ColourNames {
+    fn new(net: &ColouredNet) -> ColourNames {
+        ColourNames {
+            sorts: vec![None; net.sorts.len()],
+            text: String::new(),
+        }
+    }
+
+    /// Appends the name of colour `c` of sort `sort` to `out`.
+    fn push(&mut self, net: &ColouredNet, sort: u32, c: Colour, out: &mut String) {
+        let size = net.sorts.get(sort).size;
+        if size > NAMED_SORT_LIMIT {
+            net.sorts.colour_name(sort, c, out);
+            return;
+        }
+        let (first, ends) = self.sorts[sort as usize].get_or_insert_with(|| {
+            let first = self.text.len();
+            let ends = (0..size)
+                .map(|c| {
+                    net.sorts.colour_name(sort, c, &mut self.text);
+                    self.text.len()
+                })
+                .collect();
+            (first, ends)
+        });
+        let from = if c == 0 { *first } else { ends[c as usize - 1] };
+        out.push_str(&self.text[from..ends[c as usize]]);
+    }
+}
+
+/// The identifiers of the net's nodes, to find a second use of one: the hash of each with
+/// the node, the identifiers themselves being in the net only.
+struct Ids {
+    table: hashbrown::HashTable<(u64, Node)>,
+    /// Whether [`names_are_unique`] holds: the table is then kept in debug builds only, to
+    /// check it (a table of a million names costs a cache miss per name).
+    trusted: bool,
+}
+
+impl Ids {
+    fn new(net: &ColouredNet, n: usize) -> Ids {
+        let trusted = names_are_unique(net);
+        let keep = !trusted || cfg!(debug_assertions);
+        Ids {
+            table: hashbrown::HashTable::with_capacity(if keep { n } else { 0 }),
+            trusted,
+        }
+    }
+
+    /// Records `node` under `id` unless a node of `net` has that identifier already.
+    fn claim(&mut self, net: &Net, id: &str, node: Node) -> bool {
+        let hash = id_hash(id);
+        match self.table.entry(
+            hash,
+            |&(h, n)| h == hash && node_id(net, n) == id,
+            |&(h, _)| h,
+        ) {
+            hashbrown::hash_table::Entry::Occupied(_) => false,
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert((hash, node));
+                true
+            }
+        }
+    }
+
+    /// `name`, or when a node has it already `name_2`, `name_3`, …: the identifier that
+    /// `node` gets, recorded.
+    fn unique(&mut self, net: &Net, name: &str, node: Node) -> CompactString {
+        if self.trusted && !cfg!(debug_assertions) {
+            return CompactString::from(name);
+        }
+        if self.claim(net, name, node) {
+            return CompactString::from(name);
+        }
+        assert!(!self.trusted, "the unfolding named two nodes {name}");
+        let mut k = 1u64;
+        loop {
+            k += 1;
+            let candidate = compact_str::format_compact!("{name}_{k}");
+            if self.claim(net, &candidate, node) {
+                return candidate;
+            }
+        }
+    }
+}
+
+/// Whether the names the unfolding writes are distinct by construction: coloured identifiers
+/// are distinct, and neither they nor any colour's name contain `_`, and the colours of each
+/// sort have distinct names. A P/T name then splits at its `_`s into a coloured identifier
+/// (which gives the coloured node) and the names of its colours, as many as that node's
+/// colours have components (a place) or its binding has (a transition), which give the colour
+/// or the binding back: no two P/T nodes can get the same name.
+fn names_are_unique(net: &ColouredNet) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let ids = net.places.iter().map(|p| &p.id);
+    let ids_ok = ids
+        .chain(net.transitions.iter().map(|t| &t.id))
+        .all(|id| !id.contains('_') && seen.insert(id.as_str()));
+    ids_ok
+        && (0..net.sorts.len() as u32).all(|s| match &net.sorts.get(s).kind {
+            // `dot`, integers (digits and a sign) and products of named sorts.
+            super::SortKind::Dot | super::SortKind::IntRange { .. } => true,
+            super::SortKind::Product(_) => true,
+            super::SortKind::Enumeration { constants, .. } => {
+                let mut seen = std::collections::HashSet::new();
+                constants
+                    .iter()
+                    .all(|c| !c.contains('_') && seen.insert(c.as_str()))
+            }
+        })
+}
+
+/// The hash of a node identifier in [`Ids`].
+fn id_hash(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(id)
+}
+
+/// The identifier of `node` in `net`.
+fn node_id(net: &Net, node: Node) -> &str {
+    match node {
+        Node::Place(p) => &net.places[p as usize].id,
+        Node::Transition(t) => &net.transitions[t as usize].id,
+    }
+}
+
+/// The P/T net of the live nodes, and the folding. The net is written directly, not through
+/// [`NetBuilder`](crate::model::net::NetBuilder): arcs come merged and sorted by place (and
+/// renumbering keeps the order), weights are positive, and identifiers are made unique here
+/// as the builder would refuse them (`name_2`, `name_3`, … for a name taken).
 #[allow(clippy::too_many_arguments)]
 fn build(
     net: &ColouredNet,
+    plans: &[Plan],
     base: &[u64],
     initial: &[u32],
-    pending: &[Pending],
+    mut pending: Pending,
     marked: &[bool],
     enabled: &[bool],
     mut stats: UnfoldStats,
     started: Instant,
 ) -> Result<Unfolded, UnfoldError> {
-    let mut builder = NetBuilder::new(net.name.clone());
+    let live_places = marked.iter().filter(|&&m| m).count();
+    let live_transitions = enabled.iter().filter(|&&e| e).count();
+    let mut out = Net {
+        name: net.name.clone(),
+        places: Vec::with_capacity(live_places),
+        transitions: Vec::with_capacity(live_transitions),
+        ..Net::default()
+    };
+    let mut ids = Ids::new(net, live_places + live_transitions);
     let mut folding = Folding {
         coloured: net.sizes(),
         ..Folding::default()
@@ -519,9 +748,13 @@ fn build(
                 name.push('_');
                 net.sorts.colour_name(p.sort, c, &mut name);
             }
-            let (idx, id) = add_unique(&mut builder, &name, |b, id| {
-                b.add_place(CompactString::from(id), None, initial[old])
-            })?;
+            let idx = out.places.len() as PlaceIdx;
+            let id = ids.unique(&out, &name, Node::Place(idx));
+            out.places.push(Place {
+                id: id.clone(),
+                label: id.clone(),
+                initial: initial[old],
+            });
             new_index[old] = idx;
             members.push(id);
         }
@@ -531,24 +764,44 @@ fn build(
             members,
         });
     }
-    stats.places_dropped = stats.places_before - builder.place_count() as u64;
-    let mut members: Vec<Vec<CompactString>> = vec![Vec::new(); net.transitions.len()];
-    for (t, p) in pending.iter().enumerate() {
-        if !enabled[t] {
-            continue;
-        }
-        let (idx, id) = add_unique(&mut builder, &p.id, |b, id| {
-            b.add_transition(CompactString::from(id), None)
-        })?;
-        for (list, kind) in [(&p.pre, ArcKind::Input), (&p.post, ArcKind::Output)] {
-            builder.reserve_arcs(idx, kind, list.len());
-            for a in list {
-                builder.add_arc(new_index[a.place as usize], idx, kind, a.weight)?;
-            }
-        }
-        members[p.origin as usize].push(id);
+    stats.places_dropped = stats.places_before - out.places.len() as u64;
+    let mut colour_names = ColourNames::new(net);
+    // Every arc to its place's new index, in place: those of live transitions go to live
+    // places, which have one (a live transition's preset and postset are marked).
+    for a in &mut pending.arcs {
+        a.place = new_index[a.place as usize];
     }
-    stats.transitions_dropped = stats.transitions_before - builder.transition_count() as u64;
+    let mut live_of = vec![0usize; net.transitions.len()];
+    for (&o, _) in pending.origin.iter().zip(enabled).filter(|(_, e)| **e) {
+        live_of[o as usize] += 1;
+    }
+    let mut members: Vec<Vec<CompactString>> =
+        live_of.iter().map(|&n| Vec::with_capacity(n)).collect();
+    for (t, _) in enabled.iter().enumerate().filter(|(_, e)| **e) {
+        let origin = pending.origin[t] as usize;
+        name.clear();
+        name.push_str(&net.transitions[origin].id);
+        for (&v, &c) in plans[origin].vars.iter().zip(pending.binding(t)) {
+            name.push('_');
+            colour_names.push(net, net.variables[v as usize].sort, c, &mut name);
+        }
+        let idx = out.transitions.len() as TransIdx;
+        let id = ids.unique(&out, &name, Node::Transition(idx));
+        let pre = Arcs::from_slice(pending.pre(t));
+        let post = Arcs::from_slice(pending.post(t));
+        // Renumbering keeps the order by place that the net promises.
+        debug_assert!(pre.is_sorted() && post.is_sorted());
+        debug_assert!(pre.iter().chain(&post).all(|a| a.place != PlaceIdx::MAX));
+        out.transitions.push(NetTransition {
+            id: id.clone(),
+            label: id.clone(),
+            pre,
+            post,
+            reads: Arcs::new(),
+        });
+        members[origin].push(id);
+    }
+    stats.transitions_dropped = stats.transitions_before - out.transitions.len() as u64;
     for (t, members) in net.transitions.iter().zip(members) {
         folding.transitions.push(Fold {
             id: t.id.clone(),
@@ -558,29 +811,5 @@ fn build(
     }
     stats.micros = started.elapsed().as_micros() as u64;
     folding.stats = stats;
-    Ok(Unfolded {
-        net: builder.finish(),
-        folding,
-    })
-}
-
-/// Adds a node named `name` with `add`, or, when that name is taken, `name_2`, `name_3`, …;
-/// returns its index and the name it got.
-fn add_unique(
-    builder: &mut NetBuilder,
-    name: &str,
-    mut add: impl FnMut(&mut NetBuilder, &str) -> Result<u32, BuildError>,
-) -> Result<(u32, CompactString), UnfoldError> {
-    let mut candidate = CompactString::from(name);
-    let mut k = 1u64;
-    loop {
-        match add(builder, &candidate) {
-            Ok(i) => return Ok((i, candidate)),
-            Err(BuildError::DuplicateId(_)) => {
-                k += 1;
-                candidate = compact_str::format_compact!("{name}_{k}");
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
+    Ok(Unfolded { net: out, folding })
 }
