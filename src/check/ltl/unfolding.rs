@@ -223,13 +223,18 @@ impl Plain {
             let mut ins: Vec<PlaceIdx> = tr.pre.iter().chain(&tr.reads).map(|a| a.place).collect();
             ins.sort_unstable();
             ins.dedup();
-            if ins.is_empty() {
-                return Err("the unfolding checks safe nets: a transition without input place");
-            }
             let mut outs: Vec<PlaceIdx> =
                 tr.post.iter().chain(&tr.reads).map(|a| a.place).collect();
             outs.sort_unstable();
             outs.dedup();
+            if ins.is_empty() {
+                // Always enabled: it fills its output places twice, or it has no arc at all.
+                return Err(if outs.is_empty() {
+                    "the unfolding does not take a transition without arcs"
+                } else {
+                    "the net is not safe (a transition without input place)"
+                });
+            }
             for &p in &ins {
                 consumers[p as usize].push(t as TransIdx);
             }
