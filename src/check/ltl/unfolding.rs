@@ -199,6 +199,8 @@ struct Plain {
     visible: Vec<bool>,
     /// The initial marking.
     initial: Bits,
+    /// A transition without arcs, if there is one.
+    idle: Option<TransIdx>,
 }
 
 impl Plain {
@@ -215,6 +217,7 @@ impl Plain {
         let mut pre = Vec::with_capacity(net.transitions.len());
         let mut post = Vec::with_capacity(net.transitions.len());
         let mut consumers = vec![Vec::new(); net.places.len()];
+        let mut idle = None;
         for (t, tr) in net.transitions.iter().enumerate() {
             let all = tr.pre.iter().chain(&tr.post).chain(&tr.reads);
             if all.clone().any(|a| a.weight > 1) {
@@ -228,12 +231,12 @@ impl Plain {
             outs.sort_unstable();
             outs.dedup();
             if ins.is_empty() {
-                // Always enabled: it fills its output places twice, or it has no arc at all.
-                return Err(if outs.is_empty() {
-                    "the unfolding does not take a transition without arcs"
-                } else {
-                    "the net is not safe (a transition without input place)"
-                });
+                if !outs.is_empty() {
+                    // Always enabled: it fills its output places twice.
+                    return Err("the net is not safe (a transition without input place)");
+                }
+                // No arc at all: always enabled, changing nothing, an invisible loop anywhere.
+                idle.get_or_insert(t as TransIdx);
             }
             for &p in &ins {
                 consumers[p as usize].push(t as TransIdx);
@@ -248,6 +251,7 @@ impl Plain {
             consumers,
             visible,
             initial,
+            idle,
         })
     }
 
@@ -372,7 +376,7 @@ impl<'a, 'b> Builder<'a, 'b> {
             marks: FxHashMap::default(),
             out: Local {
                 frontier: FxHashMap::default(),
-                livelock: None,
+                livelock: net.idle.map(|t| (Vec::new(), vec![t])),
             },
         };
         let marked: Vec<usize> = ones(root).filter(|&p| p < places).collect();
