@@ -597,3 +597,40 @@ fn measure() {
     wrong.extend(errors(&pep));
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// `unfold check --engine unfolding`: the same verdicts as the default engines, named
+/// `ltl+unfolding`, with a lasso; a formula with next is left unknown (exit 3).
+#[test]
+fn check_engine_unfolding_on_the_command_line() {
+    let run = |engine: &str, formula: &str| {
+        let out = common::unfold()
+            .args(["check", "nets/philosophers-5.pnml", "--quiet", "--witness"])
+            .args(["--engine", engine, "--formula", formula])
+            .output()
+            .unwrap();
+        (String::from_utf8(out.stdout).unwrap(), out.status.code())
+    };
+    let verdict = |t: &str| {
+        t.lines()
+            .find(|l| l.starts_with("f1"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .map(String::from)
+    };
+    for f in [
+        "A G F fireable(takeLeft_0)",
+        "A F G deadlock",
+        "A G (fireable(takeLeft_0) || F fireable(release_0))",
+        "A F deadlock",
+    ] {
+        let (u, _) = run("unfolding", f);
+        let (a, _) = run("auto", f);
+        assert_eq!(verdict(&u), verdict(&a), "{f}:\n{u}\n{a}");
+        assert!(u.contains("ltl+unfolding"), "{u}");
+        if verdict(&u).as_deref() == Some("FALSE") {
+            assert!(u.contains("lasso:") && u.contains("then forever:"), "{u}");
+        }
+    }
+    let (x, code) = run("unfolding", "A X deadlock");
+    assert!(x.contains("unknown") && x.contains("next"), "{x}");
+    assert_eq!(code, Some(3));
+}
