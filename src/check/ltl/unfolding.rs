@@ -770,7 +770,16 @@ impl<'a> Search<'a> {
         let m0 = self.marking(self.net.initial.clone());
         let mut queue = VecDeque::new();
         self.node(m0, 0, &mut queue);
+        // The components of the graph so far are looked at each time it doubles: a cycle
+        // of the steps found so far is one of the whole graph.
+        let mut look_at = 64;
         while let Some(n) = queue.pop_front() {
+            if self.nodes.len() >= look_at {
+                look_at = 2 * self.nodes.len();
+                if let Some(lasso) = self.accepting_cycle() {
+                    return Ok(Some(lasso));
+                }
+            }
             let (m, q) = self.nodes[n as usize];
             self.steps_of(m)?;
             self.budget.tick(64)?;
