@@ -141,7 +141,9 @@ fn agree(net: &Net, body: &ResolvedFormula, existential: bool) -> Option<bool> {
         eprintln!("TRACE {:?} {:?}", out.verdict, out.unsupported);
     }
     let Some(verdict) = out.verdict else {
-        let why = out.unsupported.expect("no limit is reached on nets this small");
+        let why = out
+            .unsupported
+            .expect("no limit is reached on nets this small");
         if why.contains("not safe") {
             assert!(unsafe_net(net), "refused as unsafe: {net:?}");
         } else {
@@ -168,8 +170,7 @@ fn agree(net: &Net, body: &ResolvedFormula, existential: bool) -> Option<bool> {
             );
         }
         None => assert_eq!(
-            verdict,
-            !existential,
+            verdict, !existential,
             "a violation found comes with its lasso"
         ),
     }
@@ -214,7 +215,9 @@ fn arb_machines() -> impl Strategy<Value = Net> {
     (2usize..4, prop::collection::vec(step, 2..7))
         .prop_map(|(k, steps)| common::machines_net(k, 3, steps))
         .prop_filter("a transition without arcs", |net| {
-            net.transitions.iter().all(|t| !(t.pre.is_empty() && t.post.is_empty()))
+            net.transitions
+                .iter()
+                .all(|t| !(t.pre.is_empty() && t.post.is_empty()))
         })
 }
 
@@ -298,7 +301,10 @@ fn deadlocks_behind_invisible_transitions_repeat_forever() {
     let mut b = NetBuilder::new("deadlock");
     let places: Vec<PlaceIdx> = ["p", "q", "r", "s"]
         .iter()
-        .map(|n| b.add_place(*n, None, u32::from(*n == "p" || *n == "r")).unwrap())
+        .map(|n| {
+            b.add_place(*n, None, u32::from(*n == "p" || *n == "r"))
+                .unwrap()
+        })
         .collect();
     for (name, from, to) in [("a", 0, 1), ("b", 2, 3)] {
         let t = b.add_transition(name, None).unwrap();
@@ -460,7 +466,9 @@ fn mcc_rows(only: Option<&[&str]>, secs: u64) -> Vec<Row> {
 fn generated(net: &Net, count: usize) -> Vec<ResolvedFormula> {
     let mut seed = 0x2545_f491_4f6c_dd1du64 ^ net.places.len() as u64;
     let mut next = move |n: usize| {
-        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         ((seed >> 33) as usize) % n.max(1)
     };
     let (np, nt) = (net.places.len(), net.transitions.len());
@@ -469,7 +477,11 @@ fn generated(net: &Net, count: usize) -> Vec<ResolvedFormula> {
             Form::Fireable(vec![next(nt) as u32])
         } else {
             let k = next(2) as u64;
-            Form::Compare(IntExpr::Tokens(vec![next(np) as u32]), Cmp::Eq, IntExpr::Const(k))
+            Form::Compare(
+                IntExpr::Tokens(vec![next(np) as u32]),
+                Cmp::Eq,
+                IntExpr::Const(k),
+            )
         }
     };
     let bx = |f: ResolvedFormula| Box::new(f);
@@ -549,7 +561,10 @@ fn report(title: &str, rows: &[Row]) {
         note("safe"),
         decided(&|r| {
             let n = &r.unfolding.2;
-            r.unfolding.0.is_none() && !n.contains("next") && !n.contains("safe") && !n.contains("limit")
+            r.unfolding.0.is_none()
+                && !n.contains("next")
+                && !n.contains("safe")
+                && !n.contains("limit")
         }),
         note("limit"),
     );
@@ -572,16 +587,26 @@ fn unfolding_is_never_wrong_on_the_contests_answers() {
     let take: &[&str] = if cfg!(debug_assertions) {
         &["Dekker-PT-010"]
     } else {
-        &["Dekker-PT-010", "Philosophers-PT-000005", "ShieldIIPs-PT-001A"]
+        &[
+            "Dekker-PT-010",
+            "Philosophers-PT-000005",
+            "ShieldIIPs-PT-001A",
+        ]
     };
     let rows = mcc_rows(Some(take), 10);
     let wrong = errors(&rows);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // Most of the contest's LTL formulas have a next operator: the unfolding's scope is
     // the others.
-    let in_scope = rows.iter().filter(|r| !r.unfolding.2.contains("next")).count();
+    let in_scope = rows
+        .iter()
+        .filter(|r| !r.unfolding.2.contains("next"))
+        .count();
     let decided = rows.iter().filter(|r| r.unfolding.0.is_some()).count();
-    assert!(decided * 10 >= in_scope * 9, "{decided} of {in_scope} decided");
+    assert!(
+        decided * 10 >= in_scope * 9,
+        "{decided} of {in_scope} decided"
+    );
 }
 
 /// The measurement: every P/T instance and the PEP nets, both engines with the same limit

@@ -591,7 +591,12 @@ impl<'a> Work<'a> {
     /// that structural facts (within a twentieth of the time) show constant over the
     /// reachable markings are replaced by their value. With `unfolding`, the engine is LTL-X
     /// on the net unfolding ([`ltl::unfolding`]) instead of the explicit product.
-    fn ltl(&mut self, limits: &Limits, options: LtlOptions, unfolding: bool) -> Result<(), Overflow> {
+    fn ltl(
+        &mut self,
+        limits: &Limits,
+        options: LtlOptions,
+        unfolding: bool,
+    ) -> Result<(), Overflow> {
         let mut budget = Budget::default();
         if let Some(r) = limits.remaining() {
             budget.time = budget.time.min(r / 20);

@@ -438,7 +438,9 @@ impl<'a, 'b> Builder<'a, 'b> {
             .filter(|&d| {
                 d < c
                     && has(&self.co[c as usize], d as usize)
-                    && chosen.iter().all(|&x| has(&self.co[x as usize], d as usize))
+                    && chosen
+                        .iter()
+                        .all(|&x| has(&self.co[x as usize], d as usize))
             })
             .collect();
         for d in candidates {
@@ -473,10 +475,7 @@ impl<'a, 'b> Builder<'a, 'b> {
             }
         }
         // Events are made after the producers of their preset: index order is a firing order.
-        let run: Vec<TransIdx> = ones(&history)
-            .map(|e| self.label[e])
-            .chain([t])
-            .collect();
+        let run: Vec<TransIdx> = ones(&history).map(|e| self.label[e]).chain([t]).collect();
         let mut m = self.root.to_vec();
         for &u in &run {
             if !net.fire(&mut m, u) {
@@ -606,7 +605,10 @@ impl<'a> Search<'a> {
             return id;
         }
         let id = self.markings.len() as u32;
-        let view = View { net: self.net, m: &m };
+        let view = View {
+            net: self.net,
+            m: &m,
+        };
         self.valuations
             .push(self.atoms.iter().map(|a| a.holds(&view)).collect());
         self.markings.push(m.clone());
@@ -826,9 +828,8 @@ impl<'a> Search<'a> {
     /// steps meet every acceptance set, and a lasso through it.
     fn accepting_cycle(&self) -> Option<Lasso> {
         let n = self.nodes.len();
-        let succ = |s: usize| -> Vec<usize> {
-            self.edges[s].iter().map(|e| e.to as usize).collect()
-        };
+        let succ =
+            |s: usize| -> Vec<usize> { self.edges[s].iter().map(|e| e.to as usize).collect() };
         let comp = components(n, &succ);
         let mut sets = vec![0u64; n];
         let mut inner = vec![false; n];
@@ -870,7 +871,12 @@ impl<'a> Search<'a> {
 
     /// The shortest path of steps from `from` along steps `within`, ending with a step that
     /// meets `goal`.
-    fn path(&self, from: u32, within: &dyn Fn(&Step) -> bool, goal: &dyn Fn(&Step) -> bool) -> Vec<Step> {
+    fn path(
+        &self,
+        from: u32,
+        within: &dyn Fn(&Step) -> bool,
+        goal: &dyn Fn(&Step) -> bool,
+    ) -> Vec<Step> {
         let mut came: FxHashMap<u32, Step> = FxHashMap::default();
         let mut seen = FxHashSet::from_iter([from]);
         let mut queue = VecDeque::from([from]);
