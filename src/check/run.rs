@@ -39,6 +39,8 @@ pub enum EngineChoice {
     Prefix,
     /// The unfolding DPOR with cutoffs only.
     Dpor,
+    /// LTL-X on the net unfolding only (safe nets, LTL formulas without next).
+    Unfolding,
 }
 
 impl EngineChoice {
@@ -86,6 +88,8 @@ pub enum Engine {
     LtlStubborn,
     /// The CTL engine (local, on the fly).
     Ctl,
+    /// LTL-X on the net unfolding (visible steps over invisible prefixes).
+    LtlUnfolding,
 }
 
 impl Engine {
@@ -99,6 +103,7 @@ impl Engine {
             Engine::Ltl => "ltl",
             Engine::LtlStubborn => "ltl+stubborn",
             Engine::Ctl => "ctl",
+            Engine::LtlUnfolding => "ltl+unfolding",
         }
     }
 }
@@ -311,6 +316,11 @@ fn check_goals(
             return Ok(work.finish());
         }
     }
+    if choice == EngineChoice::Unfolding {
+        // The unfolding decides LTL-X formulas only; the rest stays open.
+        work.ltl(limits, options.ltl, true)?;
+        return Ok(work.finish());
+    }
     if choice.runs_temporal() && work.open_ltl().next().is_some() {
         let others = work
             .open()
@@ -321,7 +331,7 @@ fn check_goals(
         } else {
             limits.phase(limits.remaining())
         };
-        work.ltl(&share, options.ltl)?;
+        work.ltl(&share, options.ltl, false)?;
         if work.open().is_empty() {
             return Ok(work.finish());
         }
@@ -356,13 +366,14 @@ fn check_goals(
         }
         EngineChoice::Prefix => work.prefix(limits),
         EngineChoice::Dpor => work.dpor(limits)?,
+        EngineChoice::Unfolding => unreachable!("answered above"),
     }
     // The other engines may have left time: the CTL and LTL formulas still open get it.
     if choice.runs_temporal() && work.open_ctl().next().is_some() && limits.check_time().is_ok() {
         work.ctl(limits)?;
     }
     if choice.runs_temporal() && work.open_ltl().next().is_some() && limits.check_time().is_ok() {
-        work.ltl(limits, options.ltl)?;
+        work.ltl(limits, options.ltl, false)?;
     }
     Ok(work.finish())
 }
@@ -592,8 +603,14 @@ impl<'a> Work<'a> {
 
     /// The LTL engine on the open LTL goals, in two rounds within `limits`; first the atoms
     /// that structural facts (within a twentieth of the time) show constant over the
-    /// reachable markings are replaced by their value.
-    fn ltl(&mut self, limits: &Limits, options: LtlOptions) -> Result<(), Overflow> {
+    /// reachable markings are replaced by their value. With `unfolding`, the engine is LTL-X
+    /// on the net unfolding ([`ltl::unfolding`]) instead of the explicit product.
+    fn ltl(
+        &mut self,
+        limits: &Limits,
+        options: LtlOptions,
+        unfolding: bool,
+    ) -> Result<(), Overflow> {
         let mut budget = Budget::default();
         if let Some(r) = limits.remaining() {
             budget.time = budget.time.min(r / 20);
@@ -628,17 +645,25 @@ impl<'a> Work<'a> {
                 let Some((_, q)) = questions.iter().find(|(j, _)| *j == i) else {
                     continue;
                 };
-                let out = ltl::check_question(self.net, q, &share, options)?;
+                let (out, engine) = if unfolding {
+                    let (out, _) =
+                        ltl::unfolding::check_question(self.net, q, &share, options.deadlocks);
+                    (out, Engine::LtlUnfolding)
+                } else {
+                    let out = ltl::check_question(self.net, q, &share, options)?;
+                    let engine = if out.stubborn {
+                        Engine::LtlStubborn
+                    } else {
+                        Engine::Ltl
+                    };
+                    (out, engine)
+                };
                 let answer = &mut self.answers[i];
                 answer.explored = Some(answer.explored.unwrap_or(0) + out.states);
                 match out.verdict {
                     Some(v) => {
                         answer.value = Some(Value::Bool(v));
-                        answer.engine = Some(if out.stubborn {
-                            Engine::LtlStubborn
-                        } else {
-                            Engine::Ltl
-                        });
+                        answer.engine = Some(engine);
                         answer.time = self.start.elapsed();
                         answer.unknown = None;
                         if let Some(lasso) = out.counterexample {

@@ -95,6 +95,8 @@ pub enum EngineArg {
     Prefix,
     /// The unfolding DPOR with cutoffs, checking every configuration it visits.
     Dpor,
+    /// LTL-X on the net unfolding (safe nets, LTL formulas without next; others unknown).
+    Unfolding,
 }
 
 impl From<EngineArg> for EngineChoice {
@@ -104,6 +106,7 @@ impl From<EngineArg> for EngineChoice {
             EngineArg::Reach => EngineChoice::Explicit,
             EngineArg::Prefix => EngineChoice::Prefix,
             EngineArg::Dpor => EngineChoice::Dpor,
+            EngineArg::Unfolding => EngineChoice::Unfolding,
         }
     }
 }

@@ -355,6 +355,7 @@ fn techniques_of(engine: Engine) -> &'static [Technique] {
         Engine::Dpor => &[Technique::NetUnfolding, Technique::SequentialProcessing],
         Engine::Structural => &[Technique::Topological, Technique::SequentialProcessing],
         Engine::Ltl | Engine::Ctl => EXPLICIT,
+        Engine::LtlUnfolding => &[Technique::NetUnfolding, Technique::SequentialProcessing],
         Engine::LtlStubborn => &[
             Technique::Explicit,
             Technique::StubbornSets,

@@ -14,6 +14,7 @@ pub mod automaton;
 pub mod formula;
 pub mod product;
 pub mod stubborn;
+pub mod unfolding;
 
 pub use formula::{Deadlocks, Ltl, LtlQuestion, NotLtl, is_ltl};
 

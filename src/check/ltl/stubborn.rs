@@ -83,6 +83,12 @@ impl Stubborn {
         }
     }
 
+    /// Whether each transition may change some atom's value (the visible ones); the others
+    /// leave every atom's value as it was, at every marking.
+    pub fn visible(&self) -> &[bool] {
+        &self.visible
+    }
+
     /// A stubborn set of the enabled transitions `enabled` (sorted) at `state`: a subset,
     /// or all of them when no smaller one suits. Tries a few seeds and keeps the smallest.
     pub fn reduce(
