@@ -5,7 +5,7 @@
 //! evaluator written here. Where the engine refuses a net as not safe, the net must have a
 //! reachable marking with two tokens on a place.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

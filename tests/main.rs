@@ -42,6 +42,7 @@ mod json_reports;
 mod layers;
 mod limits;
 mod ltl_lassos;
+mod ltl_unfolding;
 mod mcc;
 mod mcc_ctl;
 mod mcc_global;

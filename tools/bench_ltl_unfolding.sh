@@ -8,4 +8,4 @@
 # Usage: tools/bench_ltl_unfolding.sh [SECONDS per formula and engine, default 5]
 set -eu
 cd "$(dirname "$0")/.."
-LTLX_SECS="${1:-5}" exec cargo test --release --test ltl_unfolding measure -- --ignored --nocapture
+LTLX_SECS="${1:-5}" exec cargo test --release --test integration ltl_unfolding::measure -- --ignored --nocapture
