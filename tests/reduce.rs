@@ -19,20 +19,22 @@ use unfold::model::net::{ArcKind, Net, NetBuilder, PlaceIdx, TransIdx};
 use unfold::structural::Budget;
 use unfold::structural::reduce::{Preserve, Reduction, reduce};
 
-fn arb_weight() -> impl Strategy<Value = u32> {
+pub(crate) fn arb_weight() -> impl Strategy<Value = u32> {
     prop_oneof![8 => Just(1u32), 2 => Just(2u32), 1 => Just(3u32)]
 }
 
 /// Mostly one input and one output arc, so that sequences, choices and parallel nodes (what
 /// the rules look for) are common.
-fn arb_arcs(max: usize) -> impl Strategy<Value = Arcs> {
+pub(crate) fn arb_arcs(max: usize) -> impl Strategy<Value = Arcs> {
     prop_oneof![
         4 => prop::collection::vec((0..8usize, Just(1u32)), 1..=1),
         2 => prop::collection::vec((0..8usize, arb_weight()), 0..=max),
     ]
 }
 
-fn arb_spec() -> impl Strategy<Value = Spec> {
+/// Small nets (safe and not, weights, read arcs), shaped for the rules (shared with
+/// `reduce_liveness`).
+pub(crate) fn arb_spec() -> impl Strategy<Value = Spec> {
     (2..=7usize, 1..=7usize).prop_flat_map(|(places, transitions)| {
         (
             prop::collection::vec(

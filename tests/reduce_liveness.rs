@@ -24,41 +24,9 @@ use unfold::model::net::{ArcKind, Net, NetBuilder, TransIdx};
 use unfold::structural::reduce::{Preserve, Reduction, reduce};
 use unfold::structural::{Budget, Facts};
 
-fn arb_weight() -> impl Strategy<Value = u32> {
-    prop_oneof![8 => Just(1u32), 2 => Just(2u32), 1 => Just(3u32)]
-}
-
-/// Mostly one input and one output arc, so that sequences, choices and parallel nodes (what
-/// the rules look for) are common.
-fn arb_arcs(max: usize) -> impl Strategy<Value = Arcs> {
-    prop_oneof![
-        4 => prop::collection::vec((0..8usize, Just(1u32)), 1..=1),
-        2 => prop::collection::vec((0..8usize, arb_weight()), 0..=max),
-    ]
-}
-
-/// Any small net.
+/// Any small net: the nets of the reductions' own tests.
 fn arb_any() -> impl Strategy<Value = Spec> {
-    (2..=7usize, 1..=7usize).prop_flat_map(|(places, transitions)| {
-        (
-            prop::collection::vec(
-                prop_oneof![4 => Just(0u32), 3 => Just(1), 1 => 2..=3u32],
-                places,
-            ),
-            prop::collection::vec(
-                (
-                    arb_arcs(2),
-                    arb_arcs(2),
-                    prop_oneof![6 => Just(Vec::new()), 1 => arb_arcs(1)],
-                ),
-                transitions,
-            ),
-        )
-            .prop_map(|(initial, transitions)| Spec {
-                initial,
-                transitions,
-            })
-    })
+    crate::reduce::arb_spec()
 }
 
 /// A net of token-conserving transitions (as many unit arcs in as out: moves and
@@ -75,7 +43,7 @@ fn arb_conserving() -> impl Strategy<Value = Spec> {
                     6 => unit(1..=1).prop_flat_map(move |pre| (Just(pre), unit(1..=1), Just(Vec::new()))),
                     2 => unit(2..=2).prop_flat_map(move |pre| (Just(pre), unit(2..=2), Just(Vec::new()))),
                     1 => (unit(1..=1), unit(1..=1), unit(1..=1)),
-                    1 => (arb_arcs(2), arb_arcs(2), Just(Vec::new())),
+                    1 => (crate::reduce::arb_arcs(2), crate::reduce::arb_arcs(2), Just(Vec::new())),
                 ],
                 transitions,
             ),
@@ -99,7 +67,10 @@ fn arb_rings() -> impl Strategy<Value = Spec> {
         prop::collection::vec((0..3usize, 0..4usize, 0..3usize, 0..4usize), 0..=2),
         prop::collection::vec((0..3usize, 0..4usize, 0..4usize), 0..=1),
         prop::collection::vec(0..12usize, 0..=1),
-        prop::collection::vec((arb_arcs(2), arb_arcs(2)), 0..=1),
+        prop::collection::vec(
+            (crate::reduce::arb_arcs(2), crate::reduce::arb_arcs(2)),
+            0..=1,
+        ),
     )
         .prop_map(|(rings, syncs, shortcuts, copies, extra)| {
             let mut initial = Vec::new();
