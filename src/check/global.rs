@@ -393,14 +393,27 @@ fn finite_runs(net: &Net, facts: &Facts, deadline: Instant) -> Option<FiniteRuns
 /// The longest walk of [`dead_after_walks`].
 const LIVENESS_WALK: usize = 1 << 14;
 
-/// Random walks looking for a reachable marking from which some transition can never fire
-/// again (by the graph argument of [`never_fire_from`], looked at after 1, 2, 4, … steps):
-/// the run to that marking and the transition. *Soundness*: the run is a firing sequence, and
-/// a transition that never fires from a reachable marking is not live.
-fn dead_after_walks(net: &Net, budget: Duration) -> Option<(Vec<TransIdx>, TransIdx)> {
-    let deadline = Instant::now() + budget;
+/// What a look at a walk's marking finds.
+enum Look {
+    /// This transition is not live: the walk's run is the witness.
+    NotLive(TransIdx),
+    /// Nothing yet: walk on.
+    Nothing,
+    /// Give up (the time is over, or the look cannot be made).
+    Stop,
+}
+
+/// Random walks of up to [`LIVENESS_WALK`] steps from the initial marking (seeded with
+/// `seed`), until `deadline`: after each step `look` sees the step's number and the marking
+/// reached. The run and the transition of the first [`Look::NotLive`].
+fn walks_until_not_live(
+    net: &Net,
+    seed: u64,
+    deadline: Instant,
+    mut look: impl FnMut(usize, &[u64]) -> Look,
+) -> Option<(Vec<TransIdx>, TransIdx)> {
     let initial: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
-    let mut rng = SplitMix(0x11fe_5eed);
+    let mut rng = SplitMix(seed);
     let mut enabled = Vec::new();
     while Instant::now() < deadline {
         let mut m = initial.clone();
@@ -417,18 +430,35 @@ fn dead_after_walks(net: &Net, budget: Duration) -> Option<(Vec<TransIdx>, Trans
             };
             m = next;
             run.push(t);
-            if step.is_power_of_two() {
-                let dead = never_fire_from(net, |p| m[p as usize] > 0, &[]);
-                if let Some(t) = dead.iter().position(|&d| d) {
-                    return Some((run, t as TransIdx));
-                }
-                if Instant::now() >= deadline {
-                    return None;
-                }
+            match look(step, &m) {
+                Look::NotLive(t) => return Some((run, t)),
+                Look::Nothing => {}
+                Look::Stop => return None,
             }
         }
     }
     None
+}
+
+/// Random walks looking for a reachable marking from which some transition can never fire
+/// again (by the graph argument of [`never_fire_from`], looked at after 1, 2, 4, … steps):
+/// the run to that marking and the transition. *Soundness*: the run is a firing sequence, and
+/// a transition that never fires from a reachable marking is not live.
+fn dead_after_walks(net: &Net, budget: Duration) -> Option<(Vec<TransIdx>, TransIdx)> {
+    let deadline = Instant::now() + budget;
+    walks_until_not_live(net, 0x11fe_5eed, deadline, |step, m| {
+        if !step.is_power_of_two() {
+            return Look::Nothing;
+        }
+        let dead = never_fire_from(net, |p| m[p as usize] > 0, &[]);
+        if let Some(t) = dead.iter().position(|&d| d) {
+            Look::NotLive(t as TransIdx)
+        } else if Instant::now() >= deadline {
+            Look::Stop
+        } else {
+            Look::Nothing
+        }
+    })
 }
 
 /// Random walks looking for a reachable marking `M` from which the state equation shows a
@@ -443,45 +473,34 @@ fn never_enabled_after_walks(
     facts: &Facts,
     deadline: Instant,
 ) -> Option<(Vec<TransIdx>, TransIdx)> {
-    let initial: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
     let lp = StateEquation::without(net, facts.dead());
-    let mut rng = SplitMix(0x5eed_e9a7);
-    let mut enabled = Vec::new();
-    while Instant::now() < deadline {
-        let mut m = initial.clone();
-        let mut run = Vec::new();
-        for step in 1..=LIVENESS_WALK {
-            enabled.clear();
-            enabled
-                .extend((0..net.transitions.len() as TransIdx).filter(|&t| is_enabled(net, &m, t)));
-            let Some(&t) = enabled.get(rng.below(enabled.len().max(1))) else {
-                break;
+    walks_until_not_live(net, 0x5eed_e9a7, deadline, |step, m| {
+        if step < 8 || !step.is_power_of_two() {
+            return Look::Nothing;
+        }
+        let Some(from) = lp.from_marking(m) else {
+            return Look::Stop;
+        };
+        for t in 0..net.transitions.len() as TransIdx {
+            let Some(budget) = deadline.checked_duration_since(Instant::now()) else {
+                return Look::Stop;
             };
-            let Some(next) = fire(net, &m, t) else {
-                break;
-            };
-            m = next;
-            run.push(t);
-            if step < 8 || !step.is_power_of_two() {
+            if is_enabled(net, m, t) {
                 continue;
             }
-            let from = lp.from_marking(&m)?;
-            for t in 0..net.transitions.len() as TransIdx {
-                let budget = deadline.checked_duration_since(Instant::now())?;
-                if is_enabled(net, &m, t) {
-                    continue;
-                }
-                let mut needs = MarkingBox::unbounded(net.places.len());
-                for &(p, n) in facts.needs(t) {
-                    needs.lower[p as usize] = i64::try_from(n).ok()?;
-                }
-                if from.refute_box(&needs, Some(budget)).is_some() {
-                    return Some((run, t));
-                }
+            let mut needs = MarkingBox::unbounded(net.places.len());
+            for &(p, n) in facts.needs(t) {
+                let Ok(n) = i64::try_from(n) else {
+                    return Look::Stop;
+                };
+                needs.lower[p as usize] = n;
+            }
+            if from.refute_box(&needs, Some(budget)).is_some() {
+                return Look::NotLive(t);
             }
         }
-    }
-    None
+        Look::Nothing
+    })
 }
 
 /// The most markings explored when looking for the undoing sequence of one transition.

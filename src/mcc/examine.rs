@@ -185,7 +185,7 @@ fn early_verdict(
             || walk_verdict(answer, exam, property, net, limits, budget)?
             || (property == Property::Liveness
                 && (siphon_verdict(answer, exam, net, &facts, limits, budget)?
-                    || equation_walk_verdict(answer, exam, net, &facts, limits, budget)
+                    || equation_walk_verdict(answer, exam, net, &facts, limits, budget)?
                     || reversibility_verdict(answer, exam, net, &facts, limits, budget)?)),
     )
 }
@@ -200,16 +200,8 @@ fn siphon_verdict(
     limits: &Limits,
     budget: Option<Duration>,
 ) -> Result<bool, Overflow> {
-    if limits.check_time().is_err() {
-        return Ok(false);
-    }
-    let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
-    Ok(match check::global::by_siphons(net, facts, time, limits)? {
-        Some(early) => {
-            record_early(answer, exam, early, EXPLICIT);
-            true
-        }
-        None => false,
+    timed_verdict(answer, exam, limits, budget, EXPLICIT, |time| {
+        check::global::by_siphons(net, facts, time, limits)
     })
 }
 
@@ -223,23 +215,15 @@ fn equation_walk_verdict(
     facts: &Facts,
     limits: &Limits,
     budget: Option<Duration>,
-) -> bool {
-    if limits.check_time().is_err() {
-        return false;
-    }
-    let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
-    match check::global::by_equation_after_walks(net, facts, time) {
-        Some(early) => {
-            let by = &[
-                Technique::Explicit,
-                Technique::SatSmt,
-                Technique::SequentialProcessing,
-            ];
-            record_early(answer, exam, early, by);
-            true
-        }
-        None => false,
-    }
+) -> Result<bool, Overflow> {
+    let by = &[
+        Technique::Explicit,
+        Technique::SatSmt,
+        Technique::SequentialProcessing,
+    ];
+    timed_verdict(answer, exam, limits, budget, by, |time| {
+        Ok(check::global::by_equation_after_walks(net, facts, time))
+    })
 }
 
 /// Liveness proved from the initial marking being a home state
@@ -252,19 +236,32 @@ fn reversibility_verdict(
     limits: &Limits,
     budget: Option<Duration>,
 ) -> Result<bool, Overflow> {
+    timed_verdict(answer, exam, limits, budget, EXPLICIT, |time| {
+        check::global::by_reversibility(net, facts, time, limits)
+    })
+}
+
+/// Runs `verdict` with the walks' share of what `budget` leaves (nothing once the time is up)
+/// and records what it finds, with the techniques `by`.
+fn timed_verdict(
+    answer: &mut Answer,
+    exam: Examination,
+    limits: &Limits,
+    budget: Option<Duration>,
+    by: &[Technique],
+    verdict: impl FnOnce(Duration) -> Result<Option<Early>, Overflow>,
+) -> Result<bool, Overflow> {
     if limits.check_time().is_err() {
         return Ok(false);
     }
     let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
-    Ok(
-        match check::global::by_reversibility(net, facts, time, limits)? {
-            Some(early) => {
-                record_early(answer, exam, early, EXPLICIT);
-                true
-            }
-            None => false,
-        },
-    )
+    Ok(match verdict(time)? {
+        Some(early) => {
+            record_early(answer, exam, early, by);
+            true
+        }
+        None => false,
+    })
 }
 
 /// `share` of what `budget` leaves, at most `cap` (`cap` without a budget).
@@ -320,19 +317,9 @@ fn walk_verdict(
     limits: &Limits,
     budget: Option<Duration>,
 ) -> Result<bool, Overflow> {
-    if limits.check_time().is_err() {
-        return Ok(false);
-    }
-    let time = share_of(budget, limits, WALK_SHARE, WALK_CAP);
-    Ok(
-        match check::global::by_walks(net, property, time, limits)? {
-            Some(early) => {
-                record_early(answer, exam, early, EXPLICIT);
-                true
-            }
-            None => false,
-        },
-    )
+    timed_verdict(answer, exam, limits, budget, EXPLICIT, |time| {
+        check::global::by_walks(net, property, time, limits)
+    })
 }
 
 fn record_early(answer: &mut Answer, exam: Examination, early: Early, by: &[Technique]) {
