@@ -58,10 +58,10 @@ pub(crate) fn arb_spec() -> impl Strategy<Value = Spec> {
 }
 
 /// A hand-made transition: name, input arcs and output arcs as `(place, weight)`.
-type Hand<'a> = (&'a str, &'a [(&'a str, u32)], &'a [(&'a str, u32)]);
+pub(crate) type Hand<'a> = (&'a str, &'a [(&'a str, u32)], &'a [(&'a str, u32)]);
 
 /// Builds a net from place `(name, tokens)` and transition `(name, pre, post)` lists.
-fn net(places: &[(&str, u32)], transitions: &[Hand]) -> Net {
+pub(crate) fn net(places: &[(&str, u32)], transitions: &[Hand]) -> Net {
     let mut b = NetBuilder::new("hand-made");
     let mut index = HashMap::new();
     for &(name, m) in places {

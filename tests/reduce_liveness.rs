@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use unfold::check::global::{by_equation_after_walks, by_reversibility, structural};
 use unfold::explore::global::{GlobalOptions, Property, explore};
 use unfold::explore::limits::Limits;
-use unfold::model::net::{ArcKind, Net, NetBuilder, TransIdx};
+use unfold::model::net::{Net, TransIdx};
 use unfold::structural::reduce::{Preserve, Reduction, reduce};
 use unfold::structural::{Budget, Facts};
 
@@ -333,26 +333,7 @@ fn liveness_is_preserved_by_the_reductions() {
     }
 }
 
-/// A hand-made transition: name, input arcs and output arcs as `(place, weight)`.
-type Hand<'a> = (&'a str, &'a [(&'a str, u32)], &'a [(&'a str, u32)]);
-
-/// Builds a net from place `(name, tokens)` and transition `(name, pre, post)` lists.
-fn net(places: &[(&str, u32)], transitions: &[Hand]) -> Net {
-    let mut b = NetBuilder::new("hand-made");
-    let mut index = HashMap::new();
-    for &(name, m) in places {
-        index.insert(name, b.add_place(name, None, m).unwrap());
-    }
-    for &(name, pre, post) in transitions {
-        let t = b.add_transition(name, None).unwrap();
-        for (arcs, kind) in [(pre, ArcKind::Input), (post, ArcKind::Output)] {
-            for &(p, w) in arcs {
-                b.add_arc(index[p], t, kind, w).unwrap();
-            }
-        }
-    }
-    b.finish()
-}
+use crate::reduce::net;
 
 #[test]
 fn a_never_enabled_transition_stays_under_liveness() {

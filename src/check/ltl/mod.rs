@@ -72,8 +72,8 @@ impl Lasso {
     }
 }
 
-/// What the LTL engine found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What the LTL engine found (by default: nothing decided, nothing explored).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LtlOutcome {
     /// The formula's value; `None` when undecided.
     pub verdict: Option<bool>,
@@ -127,16 +127,7 @@ pub fn check_question(
 ) -> Result<LtlOutcome, Overflow> {
     // Paths violating φ: the automaton of ¬φ (for `E φ`, φ was negated when read).
     let negation = formula::simplify(q.path.negation(options.deadlocks), options.deadlocks);
-    let mut outcome = LtlOutcome {
-        verdict: None,
-        counterexample: None,
-        states: 0,
-        markings: 0,
-        automaton_states: 0,
-        stubborn: false,
-        stopped: None,
-        unsupported: None,
-    };
+    let mut outcome = LtlOutcome::default();
     if let Ltl::Bool(b) = negation {
         // ¬φ false: every path satisfies φ; ¬φ true: every path violates it.
         outcome.verdict = Some(q.answer(!b));

@@ -115,16 +115,7 @@ pub fn check_question(
     limits: &Limits,
     deadlocks: Deadlocks,
 ) -> (LtlOutcome, UnfoldingCounts) {
-    let mut outcome = LtlOutcome {
-        verdict: None,
-        counterexample: None,
-        states: 0,
-        markings: 0,
-        automaton_states: 0,
-        stubborn: false,
-        stopped: None,
-        unsupported: None,
-    };
+    let mut outcome = LtlOutcome::default();
     let mut counts = UnfoldingCounts::default();
     if deadlocks != Deadlocks::Stutter {
         outcome.unsupported = Some("the unfolding reads deadlocks as repeating forever".into());
