@@ -527,13 +527,7 @@ proptest! {
         shape in 0usize..4,
     ) {
         let (a, b) = (fit(&a, &net), fit(&b, &net));
-        let bx = |f: ResolvedFormula| Box::new(f);
-        let body = match shape {
-            0 => Form::Globally(bx(Form::Finally(bx(a)))),
-            1 => Form::Finally(bx(Form::Globally(bx(a)))),
-            2 => Form::Until(bx(a), bx(b)),
-            _ => Form::Globally(bx(Form::Or(vec![Form::Not(bx(a)), Form::Finally(bx(b))]))),
-        };
+        let body = ltl_x_shape(shape, a, b);
         agree(&net, &body, false, true);
     }
 }
@@ -709,5 +703,17 @@ fn lassos_are_rebuilt_short() {
         assert!(found.prefix.len() > K, "{found:?}");
         let short = lasso(LassoShape::Shortest, stubborn);
         assert_eq!(short.prefix.len() + short.cycle.len(), 2, "{short:?}");
+    }
+}
+
+/// One of four LTL-X shapes over atoms `a` and `b`: `G F a`, `F G a`, `a U b`, `G (a → F b)`
+/// (`shape` modulo 4; shared with `ltl_unfolding`).
+pub(crate) fn ltl_x_shape(shape: usize, a: ResolvedFormula, b: ResolvedFormula) -> ResolvedFormula {
+    let bx = |f: ResolvedFormula| Box::new(f);
+    match shape % 4 {
+        0 => Form::Globally(bx(Form::Finally(bx(a)))),
+        1 => Form::Finally(bx(Form::Globally(bx(a)))),
+        2 => Form::Until(bx(a), bx(b)),
+        _ => Form::Globally(bx(Form::Or(vec![Form::Not(bx(a)), Form::Finally(bx(b))]))),
     }
 }

@@ -21,19 +21,7 @@ use unfold::explore::limits::Limits;
 use unfold::property::{Ask, Names, load};
 
 /// The instances of `tests/mcc_ltl.rs`: answered within seconds in release.
-const INSTANCES: &[&str] = &[
-    "Dekker-PT-010",
-    "Philosophers-PT-000005",
-    "ERK-PT-000001",
-    "ResAllocation-PT-R002C002",
-    "EGFr-PT-02010",
-    "IBM319-PT-none",
-    "SimpleLoadBal-PT-02",
-    "DatabaseWithMutex-PT-02",
-    "RwMutex-PT-r0010w0010",
-    "Railroad-PT-005",
-    "ShieldIIPs-PT-001A",
-];
+use crate::mcc_ltl::INSTANCES;
 
 /// Sums over the lassos of one shape.
 #[derive(Default)]

@@ -245,13 +245,7 @@ proptest! {
         }),
         shape in 0usize..4,
     ) {
-        let bx = |f: ResolvedFormula| Box::new(f);
-        let body = match shape {
-            0 => Form::Globally(bx(Form::Finally(bx(a)))),
-            1 => Form::Finally(bx(Form::Globally(bx(a)))),
-            2 => Form::Until(bx(a), bx(b)),
-            _ => Form::Globally(bx(Form::Or(vec![Form::Not(bx(a)), Form::Finally(bx(b))]))),
-        };
+        let body = crate::check_ltl::ltl_x_shape(shape, a, b);
         agree(&net, &body, false);
     }
 }

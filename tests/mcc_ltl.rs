@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 /// Instances whose LTL formulas are answered within seconds in release: small and large
 /// state spaces, deadlocking nets, formulas with and without next.
-const INSTANCES: &[&str] = &[
+pub(crate) const INSTANCES: &[&str] = &[
     "Dekker-PT-010",
     "Philosophers-PT-000005",
     "ERK-PT-000001",

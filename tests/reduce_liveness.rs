@@ -9,9 +9,9 @@
 
 use crate::common;
 
-use common::{Arcs, NetSpec as Spec, enabled, fire, net_of_spec as build};
+use common::{Arcs, NetSpec as Spec, enabled, net_of_spec as build};
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -146,32 +146,11 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
 /// breadth-first search (`None` beyond `limit` markings): for each transition, the markings
 /// from which a marking enabling it is reachable (backwards from those), all of them or not.
 fn naive_live(net: &Net, limit: usize) -> Option<bool> {
-    let initial: Vec<u64> = net.places.iter().map(|p| p.initial as u64).collect();
-    let mut index = HashMap::from([(initial.clone(), 0usize)]);
-    let mut states = vec![initial];
-    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new()];
-    let mut queue = VecDeque::from([0usize]);
-    while let Some(s) = queue.pop_front() {
-        for t in 0..net.transitions.len() as TransIdx {
-            if !enabled(net, &states[s], t) {
-                continue;
-            }
-            let next = fire(net, &states[s], t);
-            let id = match index.get(&next) {
-                Some(&id) => id,
-                None => {
-                    if states.len() >= limit {
-                        return None;
-                    }
-                    let id = states.len();
-                    index.insert(next.clone(), id);
-                    states.push(next);
-                    predecessors.push(Vec::new());
-                    queue.push_back(id);
-                    id
-                }
-            };
-            predecessors[id].push(s);
+    let (edges, states) = crate::tsemiflows::graph_and_markings(net, limit)?;
+    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); states.len()];
+    for (s, out) in edges.iter().enumerate() {
+        for &(_, next) in out {
+            predecessors[next].push(s);
         }
     }
     Some((0..net.transitions.len() as TransIdx).all(|t| {

@@ -63,7 +63,7 @@ fn graph(net: &Net, limit: usize) -> Option<Vec<Vec<(TransIdx, usize)>>> {
 
 /// The reachability graph of [`graph`] and the markings.
 #[allow(clippy::type_complexity)]
-fn graph_and_markings(
+pub(crate) fn graph_and_markings(
     net: &Net,
     limit: usize,
 ) -> Option<(Vec<Vec<(TransIdx, usize)>>, Vec<Vec<u64>>)> {

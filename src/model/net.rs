@@ -322,14 +322,14 @@ impl NetBuilder {
     }
 }
 
-/// The hash of a node identifier in [`NetBuilder`]'s index.
-fn id_hash(id: &str) -> u64 {
+/// The hash of a node identifier in [`NetBuilder`]'s index (and the coloured unfolding's).
+pub(crate) fn id_hash(id: &str) -> u64 {
     use std::hash::BuildHasher;
     rustc_hash::FxBuildHasher.hash_one(id)
 }
 
 /// The identifier of `node` in `net`.
-fn node_id(net: &Net, node: Node) -> &str {
+pub(crate) fn node_id(net: &Net, node: Node) -> &str {
     match node {
         Node::Place(p) => &net.places[p as usize].id,
         Node::Transition(t) => &net.transitions[t as usize].id,

@@ -66,6 +66,20 @@ mod boxed;
 mod polyhedron;
 mod vertex;
 
+/// Solves `lp` within `budget` (no limit without one). `None` when it has no solution, was
+/// interrupted or failed: the solver is another crate's code, so a panic in it means no
+/// answer, not a crash.
+fn solve_within(lp: &mut Problem, budget: Option<Duration>) -> Option<microlp::Solution> {
+    if let Some(b) = budget {
+        lp.set_time_limit(b);
+    }
+    catch_unwind(AssertUnwindSafe(|| lp.solve()))
+        .ok()?
+        .ok()?
+        .into_solution()
+        .ok()
+}
+
 pub use boxed::{MarkingBox, Refutation};
 pub use polyhedron::{AtLeast, RowCertificate};
 
@@ -333,12 +347,7 @@ impl StateEquation {
                 .collect();
             lp.add_constraint(row.as_slice(), ComparisonOp::Le, 0.0);
         }
-        if let Some(b) = budget {
-            lp.set_time_limit(b);
-        }
-        // The solver is another crate's code: a panic in it means no bound, not a crash.
-        let outcome = catch_unwind(AssertUnwindSafe(|| lp.solve())).ok()?.ok()?;
-        let solution = outcome.solution()?;
+        let solution = solve_within(&mut lp, budget)?;
         for (&p, &v) in self.changed.iter().zip(&vars) {
             let value = solution.var_value(v);
             if !value.is_finite() {

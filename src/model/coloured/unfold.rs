@@ -19,7 +19,7 @@ use super::sort::Colour;
 use super::term::{Cmp, Guard, Multiset, NegativeMultiset, Term, VarId, normalise_in_place};
 use super::{ColouredNet, Fold, Folding, UnfoldStats};
 use crate::model::net::{
-    Arc, Arcs, BuildError, Net, NetTransition, Node, Place, PlaceIdx, TransIdx,
+    Arc, Arcs, BuildError, Net, NetTransition, Node, Place, PlaceIdx, TransIdx, id_hash, node_id,
 };
 
 /// Bounds on the unfolding's size and time.
@@ -687,20 +687,6 @@ fn names_are_unique(net: &ColouredNet) -> bool {
                     .all(|c| !c.contains('_') && seen.insert(c.as_str()))
             }
         })
-}
-
-/// The hash of a node identifier in [`Ids`].
-fn id_hash(id: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(id)
-}
-
-/// The identifier of `node` in `net`.
-fn node_id(net: &Net, node: Node) -> &str {
-    match node {
-        Node::Place(p) => &net.places[p as usize].id,
-        Node::Transition(t) => &net.transitions[t as usize].id,
-    }
 }
 
 /// The P/T net of the live nodes, and the folding. The net is written directly, not through

@@ -27,7 +27,6 @@
 //! integer arithmetic on *every* transition ([`StateEquation::verify_rows`]). A wrong or
 //! interrupted solver costs a refutation, never an unsound one.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
 use microlp::{ComparisonOp, OptimizationDirection, Problem};
@@ -236,12 +235,7 @@ impl StateEquation {
                 .collect();
             lp.add_constraint(row.as_slice(), ComparisonOp::Le, 0.0);
         }
-        if let Some(b) = budget {
-            lp.set_time_limit(b);
-        }
-        // The solver is another crate's code: a panic in it means no refutation, not a crash.
-        let outcome = catch_unwind(AssertUnwindSafe(|| lp.solve())).ok()?.ok()?;
-        let solution = outcome.solution()?;
+        let solution = super::solve_within(&mut lp, budget)?;
         let objective = solution.objective();
         if objective.is_nan() || objective < HOPELESS {
             return None;
