@@ -299,6 +299,12 @@ impl<'m, 's> Explorer<'m, 's> {
         let cand = Cand::new(self.procs, steps);
         self.stats.total_steps += cand.len() as u64;
         let redundant = end == End::SleepBlocked || self.redundant(&cand);
+        // Each pass over a long execution (a million steps) takes a while: the clock is read
+        // between them, so a time limit is answered by the explorer, with its statistics.
+        if let Err(r) = self.limits.check_time() {
+            self.stats.stopped = Some(r);
+            return Ok(());
+        }
         if self.opts.record {
             self.stats.explored.push((labels(&cand.steps), redundant));
         }
@@ -360,6 +366,10 @@ impl<'m, 's> Explorer<'m, 's> {
             }
             Cand::with_pending(self.procs, steps, real)
         };
+        if let Err(r) = self.limits.check_time() {
+            self.stats.stopped = Some(r);
+            return Ok(());
+        }
         let limits = self.limits;
         let mut stopped = None;
         let mut go_on = || match limits.check_time() {
