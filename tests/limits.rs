@@ -295,11 +295,11 @@ fn busy_program(n: usize) -> String {
     out
 }
 
-/// A `.tsys` program whose one execution is a million steps long (nested loops).
+/// A `.tsys` program whose one execution is four million steps long (nested loops).
 fn long_program() -> String {
     "var x;\n\
-     thread s { i = 0; while (i < 4000) bound 4000 { j = 0; \
-     while (j < 1000) bound 1000 { x = j; j = j + 1; } i = i + 1; } }\n\
+     thread s { k = 0; while (k < 4) bound 4 { i = 0; while (i < 1000) bound 1000 { j = 0; \
+     while (j < 1000) bound 1000 { x = j; j = j + 1; } i = i + 1; } k = k + 1; } }\n\
      thread t { a = x; }\n"
         .to_string()
 }
@@ -507,7 +507,7 @@ fn mem_limit_check_count() {
 
 #[test]
 fn mem_limit_edpor() {
-    // A million-step execution: its frames pass the limit long before it ends.
+    // A four-million-step execution: its frames pass the limit long before it ends.
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), "long.tsys", &long_program());
     let (_, j) = stops_below_memory(&["edpor"], &f, 32);

@@ -168,6 +168,10 @@ fn resident_bytes() -> u64 {
 /// made resident at once.
 const POPULATE_AT: usize = 1 << 20;
 
+/// The most one call of [`populate`] makes resident.
+#[cfg(target_os = "linux")]
+const POPULATE_MAX: usize = 32 << 20;
+
 /// The size of a transparent huge page on x86-64 and most other targets.
 #[cfg(target_os = "linux")]
 const HUGE_PAGE: usize = 2 << 20;
@@ -183,13 +187,19 @@ const HUGE_PAGE: usize = 2 << 20;
 /// them only to regions that ask): a fault per 2 MiB instead of per page, which takes much of
 /// the system time of the long runs off. The whole block is marked, so that a
 /// mapping grown by `mremap` stays one region.
+///
+/// At most [`POPULATE_MAX`] bytes are made resident per call: the kernel clears every page
+/// inside the call, which no clock check can interrupt (about 6 ms per MiB on these machines),
+/// so a table doubling to gigabytes would hold a run for seconds past its time limit. The rest
+/// of a large block is faulted in as it is touched, 2 MiB at a time where it got huge pages.
 #[cfg(target_os = "linux")]
 #[cold]
 fn populate(p: *mut u8, from: usize, to: usize) {
+    let resident_to = to.min(from.saturating_add(POPULATE_MAX));
     // SAFETY: sysconf has no preconditions.
     let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
     let start = (p as usize + from).div_ceil(page) * page;
-    let end = (p as usize + to) / page * page;
+    let end = (p as usize + resident_to) / page * page;
     if end > start {
         let (block, block_end) = (
             p as usize / page * page,
