@@ -248,3 +248,49 @@ fn the_dpor_engine_decides_reachability_and_bounds() {
     let why = results[3]["unknown"].as_str().unwrap();
     assert!(why.contains("dpor engine"), "{why}");
 }
+
+/// `auto` on `EF deadlock`, on every PEP net of ../shared with a published deadlock answer
+/// (ORACLES.tsv): the answer is the published one or unknown, never another. On nets whose
+/// state space is far too large for the explicit engine but whose unfolding is small (buf100:
+/// a hundred cells; fifo20), the quick DPOR try decides it, long before the searches' shares.
+#[test]
+fn auto_deadlock_answers_agree_with_the_published_ones() {
+    let oracles = common::oracles();
+    let mut decided_by_dpor = Vec::new();
+    for (file, props) in &oracles {
+        let Some(want) = props.get("deadlock") else {
+            continue;
+        };
+        if !file.starts_with("pep/") || file.starts_with("pep/cont/") {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("out.json");
+        let out = common::unfold()
+            .arg("check")
+            .arg(common::shared_nets().join(file))
+            .args(["--quiet", "--formula", "EF deadlock", "--timeout", "20"])
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(matches!(out.status.code(), Some(0 | 3)), "{file}: {out:?}");
+        let v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+        let r = &v["results"][0];
+        if r["answer"].is_null() {
+            continue;
+        }
+        let got = if r["answer"] == true { "TRUE" } else { "FALSE" };
+        assert_eq!(got, want, "{file}: {r}");
+        if r["engine"] == "dpor" {
+            decided_by_dpor.push(file.clone());
+        }
+    }
+    for file in ["pep/buf100.ll_net", "pep/fifo20.ll_net"] {
+        assert!(
+            decided_by_dpor.iter().any(|f| f == file),
+            "{file} not decided by the quick DPOR try: {decided_by_dpor:?}"
+        );
+    }
+}

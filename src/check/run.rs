@@ -237,11 +237,13 @@ impl Goal {
 ///
 /// `Auto` runs, on what is still undecided: the structural shortcuts (the initial marking,
 /// invariants, dead transitions, bounds), the explicit engine for a tenth of the time (small
-/// state spaces end there), random walks for a tenth of what is left (witnesses deep in large
-/// state spaces), best-first climbs towards the open bounds for a fifth of the rest,
-/// best-first searches towards the open targets for a third of the rest, on nets that look
-/// 1-safe the complete prefix by SAT with half of what is left, then the explicit
-/// engine again with the rest.
+/// state spaces end there), the DPOR on a bare `deadlock` then, on nets that look 1-safe, the
+/// complete prefix by SAT, each for a twentieth of the rest (at most 5 s: small unfoldings end
+/// there), random walks for a tenth of
+/// what is left (witnesses deep in large state spaces), best-first climbs towards the open
+/// bounds for a fifth of the rest, best-first searches towards the open targets for a third of
+/// the rest, on nets that look 1-safe the complete prefix by SAT with half of what is left,
+/// then the explicit engine again with the rest.
 ///
 /// The error is a counter overflow at 64 bits.
 pub fn check(
@@ -347,6 +349,18 @@ fn check_goals(
                 return Ok(work.finish());
             }
             work.explicit(&limits.phase(limits.remaining().map(|r| r / 10)))?;
+            // A small complete prefix decides every target at once, often in well under a
+            // second where the state space is far too large (buffers, rings of independent
+            // cells): one quick try before the searches take their shares.
+            // Likewise the DPOR on a bare `deadlock`: it stops at the first dead configuration
+            // and, with cutoffs, covers every deadlock in a tree often far smaller than the
+            // state space.
+            if !work.open().is_empty() && limits.check_time().is_ok() {
+                work.dpor_deadlocks(&limits.phase(Some(quick_share(limits))))?;
+            }
+            if !work.open().is_empty() && net.looks_safe() && limits.check_time().is_ok() {
+                work.prefix(&limits.phase(Some(quick_share(limits))));
+            }
             if !work.open().is_empty() && limits.check_time().is_ok() {
                 let budget = walk::budget(limits, 0.1, Duration::from_secs(30));
                 work.walk(budget, limits)?;
@@ -376,6 +390,16 @@ fn check_goals(
         work.ltl(limits, options.ltl, false)?;
     }
     Ok(work.finish())
+}
+
+/// The most a first, quick try of the prefix or DPOR engine takes (`Auto`).
+const QUICK_TRY: Duration = Duration::from_secs(5);
+
+/// The time of a quick try: a twentieth of what is left, at most [`QUICK_TRY`].
+fn quick_share(limits: &Limits) -> Duration {
+    limits
+        .remaining()
+        .map_or(QUICK_TRY, |r| (r / 20).min(QUICK_TRY))
 }
 
 /// Open reachability goals: their index and their target.
@@ -800,6 +824,22 @@ impl<'a> Work<'a> {
         }
         let run = dpor::check(self.net, &preds, &queries, limits, &mut |_| {})?;
         self.record(&targets, &sums, run.searches, run.bounds, Engine::Dpor);
+        Ok(())
+    }
+
+    /// The DPOR on the open goals that are a bare `deadlock` (its own question, see
+    /// [`dpor::check`]), the others left as they are.
+    fn dpor_deadlocks(&mut self, limits: &Limits) -> Result<(), Overflow> {
+        let (mut targets, _) = self.split_open();
+        targets.retain(|(_, p)| *p == Predicate::Deadlock);
+        if targets.is_empty() {
+            return Ok(());
+        }
+        let run = dpor::check(self.net, &[Predicate::Deadlock], &[], limits, &mut |_| {})?;
+        let found = run.searches.into_iter().next().expect("one target asked");
+        for &(i, _) in &targets {
+            self.search(i, found.clone(), Engine::Dpor);
+        }
         Ok(())
     }
 
