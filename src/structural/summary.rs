@@ -46,6 +46,22 @@ pub struct Summary {
     pub deadlock_free_by_equation: Option<bool>,
     /// The time the three computations took.
     pub time: Duration,
+    /// The time of each part: the facts (P-semiflows, bounds, dead transitions), the
+    /// T-semiflows, the siphon-trap search, and the search with the state equation.
+    pub parts: PartTimes,
+}
+
+/// The time each part of the structural summary took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PartTimes {
+    /// P-semiflows, bounds and dead transitions ([`Facts::of`]).
+    pub facts: Duration,
+    /// T-semiflows.
+    pub t_semiflows: Duration,
+    /// The siphon-trap search alone.
+    pub traps: Duration,
+    /// The siphon-trap search with the state equation (zero when the traps alone proved it).
+    pub equation: Duration,
 }
 
 impl Summary {
@@ -61,11 +77,13 @@ impl Summary {
                 ..Budget::default()
             },
         );
+        let facts_time = start.elapsed();
         let p = facts.semiflows();
         let covered = p.covered(net.places.len());
         let uppers: Option<Vec<u64>> = (0..net.places.len())
             .map(|q| facts.upper(q as PlaceIdx))
             .collect();
+        let t_start = Instant::now();
         let t = t_semiflows(
             net,
             facts.dead(),
@@ -74,12 +92,20 @@ impl Summary {
                 ..Budget::default()
             },
         );
-        let deadline = Instant::now() + third;
+        let traps_start = Instant::now();
+        let deadline = traps_start + third;
         let proved = |v: TrapVerdict| matches!(v, TrapVerdict::DeadlockFree { .. }).then_some(true);
         let traps = proved(deadlock_free(net, &facts, deadline));
+        let equation_start = Instant::now();
         let equation = match traps {
             Some(true) => Some(true),
             _ => proved(deadlock_free_with(net, &facts, deadline, true)),
+        };
+        let parts = PartTimes {
+            facts: facts_time,
+            t_semiflows: traps_start - t_start,
+            traps: equation_start - traps_start,
+            equation: equation_start.elapsed(),
         };
         Summary {
             p_semiflows: p.flows.len(),
@@ -100,6 +126,7 @@ impl Summary {
             deadlock_free_by_traps: traps,
             deadlock_free_by_equation: equation,
             time: start.elapsed(),
+            parts,
         }
     }
 }
