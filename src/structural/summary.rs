@@ -114,15 +114,19 @@ pub struct PartTimes {
 }
 
 impl Summary {
-    /// The summary of `net`, each of the three computations (facts, T-semiflows, traps)
-    /// within a third of `time`.
+    /// The summary of `net` within `time`, shared as the parts go: the facts (the
+    /// P-semiflows, which give the bounds, are worth most) get half of it at most, the
+    /// T-semiflows half of what is left, the siphon-trap searches the rest. A part that
+    /// finishes early leaves its time to the next; one out of time says less, never
+    /// something wrong.
     pub fn of(net: &Net, time: Duration) -> Summary {
         let start = Instant::now();
-        let third = time / 3;
+        let end = start + time;
+        let left = || end.saturating_duration_since(Instant::now());
         let facts = Facts::of(
             net,
             &Budget {
-                time: third,
+                time: time / 2,
                 ..Budget::default()
             },
         );
@@ -137,12 +141,12 @@ impl Summary {
             net,
             facts.dead(),
             &Budget {
-                time: third,
+                time: left() / 2,
                 ..Budget::default()
             },
         );
         let traps_start = Instant::now();
-        let deadline = traps_start + third;
+        let deadline = end;
         let proved = |v: TrapVerdict| matches!(v, TrapVerdict::DeadlockFree { .. }).then_some(true);
         let traps = proved(deadlock_free(net, &facts, deadline));
         let equation_start = Instant::now();
