@@ -148,14 +148,8 @@ pub fn deadlock_free_with(
     let lp = equation.then(|| StateEquation::without(net, facts.dead()));
     let initial: Vec<bool> = net.places.iter().map(|p| p.initial > 0).collect();
     let (mut trap_count, mut equations) = (0, 0);
-    let trace = std::env::var_os("UNFOLD_TRACE_TRAPS").is_some();
-    let (mut sat_t, mut lp_t, mut shrink_t) = (std::time::Duration::ZERO, std::time::Duration::ZERO, std::time::Duration::ZERO);
-    let t0 = Instant::now();
-    for round in 0..MAX_ROUNDS {
-        if trace && round % 50 == 0 { eprintln!("round {round} traps {trap_count} eq {equations} sat {sat_t:?} lp {lp_t:?} shrink {shrink_t:?} total {:?}", t0.elapsed()); }
-        let ts = Instant::now();
+    for _ in 0..MAX_ROUNDS {
         let result = solver.solve_limited(&[]);
-        sat_t += ts.elapsed();
         if result == lbool::FALSE {
             return TrapVerdict::DeadlockFree {
                 traps: trap_count,
@@ -173,19 +167,14 @@ pub fn deadlock_free_with(
         clause.clear();
         if trap.iter().any(|&p| initial[p as usize]) {
             // 3. The candidates must avoid this marked trap (a smaller one excludes more).
-            let ts = Instant::now();
             let trap = traps.shrink(trap, &initial, deadline);
-            shrink_t += ts.elapsed();
             clause.extend(trap.iter().map(|&p| !empty[p as usize]));
             trap_count += 1;
         } else {
-            let ts = Instant::now();
             let refuted = lp.as_ref().and_then(|lp| {
                 let budget = deadline.checked_duration_since(Instant::now())?;
                 lp.refute_box(&levels.marking_box(&solver, places), Some(budget))
             });
-            lp_t += ts.elapsed();
-            if trace { eprintln!("lp {:?} refuted {:?}", ts.elapsed(), refuted.as_ref().map(|r| (r.lower.len(), r.upper.len()))); }
             let Some(refuted) = refuted else {
                 return if Instant::now() >= deadline {
                     TrapVerdict::GaveUp
