@@ -142,4 +142,24 @@ fn structural(stats: &mut Stats, s: &Summary) {
         "structural analysis (s)",
         s.time.as_secs_f64(),
     );
+    stats.add(
+        "structural_facts_s",
+        "  P-semiflows, bounds, dead transitions (s)",
+        s.parts.facts.as_secs_f64(),
+    );
+    stats.add(
+        "structural_t_semiflows_s",
+        "  T-semiflows (s)",
+        s.parts.t_semiflows.as_secs_f64(),
+    );
+    stats.add(
+        "structural_traps_s",
+        "  siphons and traps (s)",
+        s.parts.traps.as_secs_f64(),
+    );
+    stats.add(
+        "structural_equation_s",
+        "  traps and state equation (s)",
+        s.parts.equation.as_secs_f64(),
+    );
 }

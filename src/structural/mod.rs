@@ -280,7 +280,17 @@ impl Facts {
             .iter()
             .map(|y| y.value(|p| self.lower(p)))
             .collect();
-        let mut flows: Vec<u32> = Vec::new();
+        // The weight of each place in each semiflow through it, in the order of `flows_of`.
+        let weights = Rows::group(self.initial.len(), || {
+            self.semiflows
+                .flows
+                .iter()
+                .flat_map(|y| y.weights.iter().map(|&(p, w)| (p as usize, w)))
+        });
+        // Per semiflow, the extra value the needs of the transition at hand force
+        // (saturating: the true sum is larger still), and the semiflows touched.
+        let mut extra: Vec<u128> = vec![0; self.semiflows.flows.len()];
+        let mut touched: Vec<u32> = Vec::new();
         (0..self.dead.len())
             .map(|t| {
                 let needs = self.needs(t as TransIdx);
@@ -290,25 +300,28 @@ impl Facts {
                 {
                     return true;
                 }
-                flows.clear();
-                flows.extend(
-                    needs
-                        .iter()
-                        .flat_map(|&(p, _)| self.flows_of.row(p as usize)),
-                );
-                flows.sort_unstable();
-                flows.dedup();
-                flows.iter().any(|&f| {
-                    let y = &self.semiflows.flows[f as usize];
-                    // Saturating: the true sum is larger still.
-                    let extra: u128 = needs
-                        .iter()
-                        .map(|&(p, n)| {
-                            y.weight(p) as u128 * n.saturating_sub(self.lower(p)) as u128
-                        })
-                        .fold(0, u128::saturating_add);
-                    lows[f as usize].saturating_add(extra) > self.flow_values[f as usize]
-                })
+                for &(p, n) in needs {
+                    let short = n.saturating_sub(self.lower(p)) as u128;
+                    if short == 0 {
+                        continue; // Adds nothing to any semiflow's value.
+                    }
+                    let flows = self.flows_of.row(p as usize);
+                    for (&f, &w) in flows.iter().zip(weights.row(p as usize)) {
+                        let e = &mut extra[f as usize];
+                        if *e == 0 {
+                            touched.push(f);
+                        }
+                        *e = e.saturating_add((w as u128).saturating_mul(short));
+                    }
+                }
+                let starved = touched.iter().any(|&f| {
+                    lows[f as usize].saturating_add(extra[f as usize])
+                        > self.flow_values[f as usize]
+                });
+                for f in touched.drain(..) {
+                    extra[f as usize] = 0;
+                }
+                starved
             })
             .collect()
     }

@@ -337,26 +337,29 @@ fn columns(net: &Net, dead: &[bool]) -> (usize, Vec<Vec<Entry>>) {
 
 /// Whether `y·C(·, t) = 0` for every transition `dead` does not exclude, on the net's arcs.
 fn is_semiflow(net: &Net, dead: &[bool], y: &Semiflow, touching: &[Vec<TransIdx>]) -> bool {
-    let mut checked: HashSet<TransIdx> = HashSet::new();
-    for p in y.places() {
-        for &t in &touching[p as usize] {
-            if dead.get(t as usize).copied().unwrap_or(false) || !checked.insert(t) {
-                continue;
-            }
-            let tr = &net.transitions[t as usize];
-            let produced: i128 = tr
-                .post
-                .iter()
-                .map(|a| y.weight(a.place) as i128 * a.weight as i128)
-                .sum();
-            let consumed: i128 = tr
-                .pre
-                .iter()
-                .map(|a| y.weight(a.place) as i128 * a.weight as i128)
-                .sum();
-            if produced != consumed {
-                return false;
-            }
+    let mut around: Vec<TransIdx> = y
+        .places()
+        .flat_map(|p| touching[p as usize].iter().copied())
+        .collect();
+    around.sort_unstable();
+    around.dedup();
+    for t in around {
+        if dead.get(t as usize).copied().unwrap_or(false) {
+            continue;
+        }
+        let tr = &net.transitions[t as usize];
+        let produced: i128 = tr
+            .post
+            .iter()
+            .map(|a| y.weight(a.place) as i128 * a.weight as i128)
+            .sum();
+        let consumed: i128 = tr
+            .pre
+            .iter()
+            .map(|a| y.weight(a.place) as i128 * a.weight as i128)
+            .sum();
+        if produced != consumed {
+            return false;
         }
     }
     true

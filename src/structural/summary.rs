@@ -6,8 +6,57 @@ use std::time::{Duration, Instant};
 
 use super::traps::{TrapVerdict, deadlock_free, deadlock_free_with};
 use super::tsemiflows::t_semiflows;
-use super::{Budget, Facts};
-use crate::model::net::{Net, PlaceIdx};
+use super::{Budget, Facts, effect};
+use crate::model::net::{Net, PlaceIdx, TransIdx};
+
+/// Random runs tried by [`runs_into_deadlock`], and the most firings in each.
+const DEADLOCK_RUNS: usize = 16;
+const DEADLOCK_RUN_STEPS: usize = 2_000;
+
+/// Whether a few short random runs from the initial marking (a fixed seed, so the summary is
+/// the same on every call) reach a marking where no transition is enabled, until `deadline`.
+/// Only a signal that proving deadlock freedom is hopeless: a `true` never becomes a claim
+/// (token counts saturate, which could only hide a dead marking or show a false one on
+/// counts near 2⁶⁴, and the summary then merely leaves the question unknown).
+fn runs_into_deadlock(net: &Net, facts: &Facts, deadline: Instant) -> bool {
+    let transitions = net.transitions.len() as TransIdx;
+    let effects: Vec<Vec<(PlaceIdx, i64)>> = (0..transitions).map(|t| effect(net, t)).collect();
+    let initial: Vec<u64> = net.places.iter().map(|p| u64::from(p.initial)).collect();
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut enabled: Vec<TransIdx> = Vec::new();
+    for _ in 0..DEADLOCK_RUNS {
+        let mut marking = initial.clone();
+        for step in 0..DEADLOCK_RUN_STEPS {
+            if step % 64 == 0 && Instant::now() >= deadline {
+                return false;
+            }
+            enabled.clear();
+            enabled.extend((0..transitions).filter(|&t| {
+                facts
+                    .needs(t)
+                    .iter()
+                    .all(|&(p, n)| marking[p as usize] >= n)
+            }));
+            if enabled.is_empty() {
+                return true;
+            }
+            // xorshift64*: cheap, and good enough to pick a transition.
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let pick = state.wrapping_mul(0x2545_f491_4f6c_dd1d) % enabled.len() as u64;
+            for &(p, k) in &effects[enabled[pick as usize] as usize] {
+                let m = &mut marking[p as usize];
+                *m = if k < 0 {
+                    m.saturating_sub(k.unsigned_abs())
+                } else {
+                    m.saturating_add(k as u64)
+                };
+            }
+        }
+    }
+    false
+}
 
 /// The structural summary of a net.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,40 +95,73 @@ pub struct Summary {
     pub deadlock_free_by_equation: Option<bool>,
     /// The time the three computations took.
     pub time: Duration,
+    /// The time of each part: the facts (P-semiflows, bounds, dead transitions), the
+    /// T-semiflows, the siphon-trap search, and the search with the state equation.
+    pub parts: PartTimes,
+}
+
+/// The time each part of the structural summary took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PartTimes {
+    /// P-semiflows, bounds and dead transitions ([`Facts::of`]).
+    pub facts: Duration,
+    /// T-semiflows.
+    pub t_semiflows: Duration,
+    /// The siphon-trap search alone.
+    pub traps: Duration,
+    /// The siphon-trap search with the state equation (zero when the traps alone proved it).
+    pub equation: Duration,
 }
 
 impl Summary {
-    /// The summary of `net`, each of the three computations (facts, T-semiflows, traps)
-    /// within a third of `time`.
+    /// The summary of `net` within `time`, shared as the parts go: the facts (the
+    /// P-semiflows, which give the bounds, are worth most) get half of it at most, the
+    /// T-semiflows half of what is left, the siphon-trap searches the rest. A part that
+    /// finishes early leaves its time to the next; one out of time says less, never
+    /// something wrong.
     pub fn of(net: &Net, time: Duration) -> Summary {
         let start = Instant::now();
-        let third = time / 3;
+        let end = start + time;
+        let left = || end.saturating_duration_since(Instant::now());
         let facts = Facts::of(
             net,
             &Budget {
-                time: third,
+                time: time / 2,
                 ..Budget::default()
             },
         );
+        let facts_time = start.elapsed();
         let p = facts.semiflows();
         let covered = p.covered(net.places.len());
         let uppers: Option<Vec<u64>> = (0..net.places.len())
             .map(|q| facts.upper(q as PlaceIdx))
             .collect();
+        let t_start = Instant::now();
         let t = t_semiflows(
             net,
             facts.dead(),
             &Budget {
-                time: third,
+                time: left() / 2,
                 ..Budget::default()
             },
         );
-        let deadline = Instant::now() + third;
+        let traps_start = Instant::now();
+        let deadline = end;
         let proved = |v: TrapVerdict| matches!(v, TrapVerdict::DeadlockFree { .. }).then_some(true);
         let traps = proved(deadlock_free(net, &facts, deadline));
+        let equation_start = Instant::now();
+        // The state equation only ever proves deadlock freedom: a net a short random run
+        // takes to a dead marking would spend its whole share on it in vain.
         let equation = match traps {
             Some(true) => Some(true),
+            _ if runs_into_deadlock(net, &facts, deadline) => None,
             _ => proved(deadlock_free_with(net, &facts, deadline, true)),
+        };
+        let parts = PartTimes {
+            facts: facts_time,
+            t_semiflows: traps_start - t_start,
+            traps: equation_start - traps_start,
+            equation: equation_start.elapsed(),
         };
         Summary {
             p_semiflows: p.flows.len(),
@@ -100,6 +182,7 @@ impl Summary {
             deadlock_free_by_traps: traps,
             deadlock_free_by_equation: equation,
             time: start.elapsed(),
+            parts,
         }
     }
 }

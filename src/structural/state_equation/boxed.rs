@@ -52,7 +52,9 @@ impl MarkingBox {
 /// the box refuted (so a caller learns the smallest reason).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refutation {
-    /// Places whose lower bound the proof needs (`y(p) > 0` and `lower(p) > 0`).
+    /// Places whose lower bound the proof needs: of those with `y(p) > 0` and `lower(p) > 0`,
+    /// the fewest of the largest terms `y(p)·lower(p)` that refute the box with the upper
+    /// bounds below.
     pub lower: Vec<PlaceIdx>,
     /// Places whose upper bound the proof needs (`y(p) < 0`).
     pub upper: Vec<PlaceIdx>,
@@ -106,20 +108,34 @@ impl StateEquation {
                 return None;
             }
         }
-        // D·(y·M0 − low(y)) < 0, and the bounds it leans on.
+        // D·(y·M0 − low(y)) < 0, and the bounds it leans on: every upper bound under a
+        // negative entry (without it `low(y)` is unbounded), and of the lower bounds only the
+        // largest terms `y(p)·lower(p)` that take the slack below zero (dropping the others
+        // leaves the box refuted by the same `y`, and a caller that learns a clause from the
+        // bounds learns a stronger one from fewer).
         let mut slack = 0i128;
-        let (mut lower, mut upper) = (Vec::new(), Vec::new());
+        let mut upper = Vec::new();
+        let mut terms: Vec<(i128, PlaceIdx)> = Vec::new();
         for (p, &yp) in y.iter().enumerate() {
             slack = slack.checked_add(yp.checked_mul(i128::from(self.initial[p]))?)?;
             if yp > 0 && bounds.lower[p] != 0 {
-                slack = slack.checked_sub(yp.checked_mul(i128::from(bounds.lower[p]))?)?;
-                lower.push(p as PlaceIdx);
+                terms.push((yp.checked_mul(i128::from(bounds.lower[p]))?, p as PlaceIdx));
             } else if yp < 0 {
                 let u = bounds.upper[p]?;
                 slack = slack.checked_sub(yp.checked_mul(i128::from(u))?)?;
                 upper.push(p as PlaceIdx);
             }
         }
+        terms.sort_unstable_by(|a, b| b.cmp(a));
+        let mut lower = Vec::new();
+        for &(term, p) in &terms {
+            if slack < 0 {
+                break;
+            }
+            slack = slack.checked_sub(term)?;
+            lower.push(p);
+        }
+        lower.sort_unstable();
         (slack < 0).then(|| Refutation {
             lower,
             upper,
