@@ -152,7 +152,7 @@ impl<'n> Builder<'n> {
         let ecs: u64 = self
             .ecs
             .iter()
-            .map(|r| 48 + 4 * r.co.capacity() as u64)
+            .map(|r| 72 + 4 * (r.co.capacity() + r.inert.capacity()) as u64)
             .sum();
         let events: u64 = p.events.len() as u64 * 160;
         let conds: u64 = p.conditions.len() as u64 * 120;
@@ -357,14 +357,18 @@ impl<'n> Builder<'n> {
             let ev = &self.prefix.events[e as usize];
             (ev.postset.clone(), ev.context.clone())
         };
+        // The live and the inert enriched conditions made for `h` so far.
         let mut made = Vec::new();
+        let mut made_inert = Vec::new();
         // The candidates of `h` stay the same while its generating enriched conditions are
         // made (extensions add histories, not enriched conditions); reading ones make compound
-        // ones, so each reading one asks again.
-        let candidates = if h == 0 {
-            Vec::new()
+        // ones, so each reading one asks again. A cutoff's inert ones need only the live
+        // candidates (whose inert lists they join); the safety check looks for the inert ones
+        // of their place alone.
+        let (candidates, inert) = if h == 0 {
+            (Vec::new(), Vec::new())
         } else {
-            self.candidates(h)
+            self.candidates(h, live)
         };
         for c in post {
             // Conditions of places no transition uses get inert enriched conditions too: two
@@ -372,11 +376,18 @@ impl<'n> Builder<'n> {
             let p = self.prefix.conditions[c as usize].place as usize;
             let used = !self.consumers[p].is_empty() || !self.readers[p].is_empty();
             let r = self.new_enriched(c, Enrichment::Generating(h), live && used);
-            self.co_add(r, &made, &candidates);
-            made.push(r);
-            self.check_safe(r);
             if live && used {
+                self.co_add(r, &made, &candidates, &made_inert, &inert);
+                made.push(r);
+                self.check_safe(r);
                 self.extend_generating(r);
+            } else {
+                for &rp in made.iter().chain(&candidates) {
+                    link(&mut self.ecs[rp as usize].inert, r);
+                }
+                let inert = live.then_some(inert.as_slice());
+                self.check_safe_inert(r, h, [&made, &candidates, &made_inert], inert);
+                made_inert.push(r);
             }
         }
         if !live {
@@ -388,31 +399,94 @@ impl<'n> Builder<'n> {
                 continue;
             }
             let r = self.new_enriched(c, Enrichment::Reading(h), true);
-            let candidates = self.candidates(h);
-            self.co_add(r, &made, &candidates);
+            let (candidates, inert) = self.candidates(h, true);
+            self.co_add(r, &made, &candidates, &made_inert, &inert);
             made.push(r);
             self.extend_consuming(r);
             self.combine(r);
         }
     }
 
-    /// Records that the net is not safe when the new generating enriched condition `r` is
-    /// concurrent with a condition of the same place.
+    /// The first (smallest) enriched condition in `lists` (each sorted) of the place of
+    /// condition `cond` but another condition: a second token on that place.
+    fn first_same_place(&self, cond: u32, lists: &[&[u32]]) -> Option<u32> {
+        let place = self.prefix.conditions[cond as usize].place;
+        lists
+            .iter()
+            .filter_map(|list| {
+                list.iter().copied().find(|&x| {
+                    let c = self.ecs[x as usize].cond;
+                    c != cond && self.prefix.conditions[c as usize].place == place
+                })
+            })
+            .min()
+    }
+
+    /// Records that the net is not safe when the new live generating enriched condition `r`
+    /// is concurrent with a condition of the same place.
     fn check_safe(&mut self, r: u32) {
         if self.unsafe_found.is_some() {
             return;
         }
-        let cond = self.ecs[r as usize].cond;
-        let place = self.prefix.conditions[cond as usize].place;
-        let other = self.ecs[r as usize].co.iter().copied().find(|&x| {
-            let c = self.ecs[x as usize].cond;
-            c != cond && self.prefix.conditions[c as usize].place == place
-        });
-        if let Some(x) = other {
-            let mut hs = vec![self.ecs[r as usize].history().expect("generating")];
-            for_each_part(&self.ecs, x, |h| hs.push(h));
-            self.unsafe_found = Some(self.not_safe(place, &hs));
+        let ec = &self.ecs[r as usize];
+        if let Some(x) = self.first_same_place(ec.cond, &[&ec.co, &ec.inert]) {
+            self.report_unsafe(r, x);
         }
+    }
+
+    /// [`Self::check_safe`] for a new inert generating enriched condition `r` of history `h`,
+    /// which keeps no concurrency lists: the live enriched conditions concurrent with it are
+    /// `live` (siblings and candidates), the inert ones `made_inert` and the inert candidates
+    /// of `h`, given when known, and otherwise searched for in its place only.
+    fn check_safe_inert(
+        &mut self,
+        r: u32,
+        h: u32,
+        [made, candidates, made_inert]: [&[u32]; 3],
+        inert: Option<&[u32]>,
+    ) {
+        if self.unsafe_found.is_some() {
+            return;
+        }
+        let cond = self.ecs[r as usize].cond;
+        let found = self.first_same_place(cond, &[made, candidates, made_inert]);
+        let inert_found = match inert {
+            Some(list) => self.first_same_place(cond, &[list]),
+            None => self.first_inert_candidate(h, cond),
+        };
+        if let Some(x) = found.into_iter().chain(inert_found).min() {
+            self.report_unsafe(r, x);
+        }
+    }
+
+    /// The first inert candidate of history `h` ([`Self::candidates`]) of the place of
+    /// condition `cond` but another condition.
+    fn first_inert_candidate(&mut self, h: u32, cond: u32) -> Option<u32> {
+        let place = self.prefix.conditions[cond as usize].place;
+        let m = self.mark_filter(h);
+        let mut lists: Vec<&[u32]> = self.prefix.histories[h as usize]
+            .built_from
+            .iter()
+            .map(|&r| self.ecs[r as usize].inert.as_slice())
+            .collect();
+        lists.sort_by_key(|l| l.len());
+        let (shortest, rest) = lists.split_first()?;
+        shortest.iter().copied().find(|&x| {
+            let c = self.ecs[x as usize].cond;
+            c != cond
+                && self.prefix.conditions[c as usize].place == place
+                && rest.iter().all(|l| sorted_contains(l, x))
+                && self.kept(x, m)
+        })
+    }
+
+    /// Records the run that puts two tokens on the place of the generating enriched condition
+    /// `r` and of `x`, concurrent with it.
+    fn report_unsafe(&mut self, r: u32, x: u32) {
+        let place = self.prefix.conditions[self.ecs[r as usize].cond as usize].place;
+        let mut hs = vec![self.ecs[r as usize].history().expect("generating")];
+        for_each_part(&self.ecs, x, |h| hs.push(h));
+        self.unsafe_found = Some(self.not_safe(place, &hs));
     }
 
     fn new_enriched(&mut self, cond: u32, kind: Enrichment, live: bool) -> u32 {
@@ -422,63 +496,39 @@ impl<'n> Builder<'n> {
             kind,
             live,
             co: Vec::new(),
+            inert: Vec::new(),
         });
         self.prefix.conditions[cond as usize].enriched.push(r);
         r
     }
 
-    /// Adds `r` (the newest enriched condition) to the concurrency list of `rp`.
-    fn link(&mut self, rp: u32, r: u32) {
-        let co = &mut self.ecs[rp as usize].co;
-        if co.last() != Some(&r) {
-            co.push(r);
-        }
-    }
-
-    /// The concurrency list of a new generating or reading enriched condition `r` of a
-    /// history `h`: itself, the enriched conditions `siblings` made for `h` before it, and the
-    /// `candidates` of `h` ([`Self::candidates`]).
-    fn co_add(&mut self, r: u32, siblings: &[u32], candidates: &[u32]) {
-        let mut co = vec![r];
-        co.extend_from_slice(siblings);
-        co.extend_from_slice(candidates);
-        co.sort_unstable();
-        co.dedup();
+    /// The concurrency lists of a new live generating or reading enriched condition `r` of a
+    /// history `h`: itself, the live ones `made` for `h` before it and the live `candidates`
+    /// of `h` ([`Self::candidates`]); the inert ones made for `h` and its inert candidates.
+    fn co_add(
+        &mut self,
+        r: u32,
+        made: &[u32],
+        candidates: &[u32],
+        made_inert: &[u32],
+        inert: &[u32],
+    ) {
+        // `r` is the newest, so it goes last.
+        let mut co = merge_sorted(made, candidates);
         for &rp in &co {
-            if rp != r {
-                self.link(rp, r);
-            }
+            link(&mut self.ecs[rp as usize].co, r);
         }
+        co.push(r);
         self.ecs[r as usize].co = co;
+        self.ecs[r as usize].inert = merge_sorted(made_inert, inert);
     }
 
-    /// The enriched conditions (made so far) concurrent with the conditions a history `h`
-    /// produces or reads, other than `h`'s own: those concurrent with every enriched condition
-    /// `h` was built from, whose condition `h`'s event does not consume, and none of whose
-    /// histories holds a reader of a condition of its cut that `h`'s event consumes while the
-    /// reader is not in `h` (it would have to precede the event, enlarging `h`).
-    fn candidates(&mut self, h: u32) -> Vec<u32> {
+    /// Marks what the candidates of history `h` must avoid: the conditions its event
+    /// consumes, and the readers of them outside `h`. Returns the mark.
+    fn mark_filter(&mut self, h: u32) -> u32 {
         let m = self.next_epoch();
         let hist = &self.prefix.histories[h as usize];
-        // The intersection first, from the shortest list; the filters after, on what is left.
-        let mut lists: Vec<&[u32]> = hist
-            .built_from
-            .iter()
-            .map(|&r| self.ecs[r as usize].co.as_slice())
-            .collect();
-        lists.sort_by_key(|l| l.len());
-        let Some(shortest) = lists.first() else {
-            return Vec::new();
-        };
-        let mut out = shortest.to_vec();
-        for list in &lists[1..] {
-            if out.is_empty() {
-                break;
-            }
-            intersect_sorted(&mut out, list);
-        }
-        let e = hist.event;
-        let ev = &self.prefix.events[e as usize];
+        let ev = &self.prefix.events[hist.event as usize];
         for &c in &ev.preset {
             self.cond_mark[c as usize] = m;
             for &x in &self.prefix.conditions[c as usize].readers {
@@ -488,21 +538,69 @@ impl<'n> Builder<'n> {
         for &x in &hist.readers_of_preset {
             self.event_mark[x as usize] = 0;
         }
-        out.retain(|&rp| {
-            if self.cond_mark[self.ecs[rp as usize].cond as usize] == m {
-                return false;
-            }
-            let mut ok = true;
-            for_each_part(&self.ecs, rp, |hp| {
-                ok = ok
-                    && !self.prefix.histories[hp as usize]
-                        .readers_of_cut
-                        .iter()
-                        .any(|&x| self.event_mark[x as usize] == m);
-            });
-            ok
+        m
+    }
+
+    /// Whether the enriched condition `rp` passes the filter marked `m` by
+    /// [`Self::mark_filter`].
+    fn kept(&self, rp: u32, m: u32) -> bool {
+        if self.cond_mark[self.ecs[rp as usize].cond as usize] == m {
+            return false;
+        }
+        let mut ok = true;
+        for_each_part(&self.ecs, rp, |hp| {
+            ok = ok
+                && !self.prefix.histories[hp as usize]
+                    .readers_of_cut
+                    .iter()
+                    .any(|&x| self.event_mark[x as usize] == m);
         });
+        ok
+    }
+
+    /// The intersection of the live (or, with `inert`, the inert) concurrency lists of the
+    /// enriched conditions history `h` was built from, from the shortest list.
+    fn intersection(&self, h: u32, inert: bool) -> Vec<u32> {
+        let mut lists: Vec<&[u32]> = self.prefix.histories[h as usize]
+            .built_from
+            .iter()
+            .map(|&r| {
+                let ec = &self.ecs[r as usize];
+                if inert { &ec.inert } else { &ec.co }.as_slice()
+            })
+            .collect();
+        lists.sort_by_key(|l| l.len());
+        let Some((shortest, rest)) = lists.split_first() else {
+            return Vec::new();
+        };
+        let mut out = shortest.to_vec();
+        for list in rest {
+            if out.is_empty() {
+                break;
+            }
+            intersect_sorted(&mut out, list);
+        }
         out
+    }
+
+    /// The enriched conditions (made so far) concurrent with the conditions a history `h`
+    /// produces or reads, other than `h`'s own, the live ones and (with `with_inert`) the
+    /// inert ones: those concurrent with every enriched condition `h` was built from, whose
+    /// condition `h`'s event does not consume, and none of whose histories holds a reader of
+    /// a condition of its cut that `h`'s event consumes while the reader is not in `h` (it
+    /// would have to precede the event, enlarging `h`).
+    fn candidates(&mut self, h: u32, with_inert: bool) -> (Vec<u32>, Vec<u32>) {
+        // The intersection first; the filters after, on what is left.
+        let mut live = self.intersection(h, false);
+        let mut inert = if with_inert {
+            self.intersection(h, true)
+        } else {
+            Vec::new()
+        };
+        let m = self.mark_filter(h);
+        live.retain(|&rp| self.kept(rp, m));
+        inert.retain(|&rp| self.kept(rp, m));
+        (live, inert)
     }
 
     /// Compound enriched conditions of the new reading one `r` with every earlier reading or
@@ -533,10 +631,13 @@ impl<'n> Builder<'n> {
                 y.cond != cond || y.generating()
             });
             for &x in &co {
-                self.link(x, comp);
+                link(&mut self.ecs[x as usize].co, comp);
             }
             co.push(comp);
+            let mut inert = self.ecs[r as usize].inert.clone();
+            intersect_sorted(&mut inert, &self.ecs[rp as usize].inert);
             self.ecs[comp as usize].co = co;
+            self.ecs[comp as usize].inert = inert;
             self.extend_consuming(comp);
         }
     }
@@ -893,6 +994,13 @@ fn merge_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
     out
+}
+
+/// Adds `r`, the newest enriched condition, to the sorted concurrency list `co`.
+fn link(co: &mut Vec<u32>, r: u32) {
+    if co.last() != Some(&r) {
+        co.push(r);
+    }
 }
 
 /// Whether two closures are equal once their own histories are left out.
