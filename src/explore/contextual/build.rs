@@ -9,6 +9,18 @@
 //! built from, less those that its event consumes or that a reader outside `H` would have to
 //! precede), and then every transition that consumes or reads its place is tried with every
 //! choice of pairwise concurrent enriched conditions for its other places.
+//!
+//! Safety is checked on the way: a history whose marking has two tokens on a place, an event
+//! of a transition with an output weight above 1 or one that only reads, and a new generating
+//! enriched condition concurrent with one of another condition of the same place stop the
+//! construction with a run that puts two tokens on a place. A cutoff's postset needs no
+//! enriched conditions for that. Take a configuration `D` reaching an unsafe marking, least in
+//! the adequate order: its proper subconfigurations reach safe markings, and none of the
+//! histories `D[[e]]` of its events is a cutoff (the cutoff's smaller twin, extended like
+//! `D`, would reach the same marking from a smaller configuration). Of the two conditions of
+//! one place in `D`'s cut, either one history holds both producers, and its marking has the
+//! two tokens, or the two kept histories of the producers give generating enriched
+//! conditions concurrent with each other, and the later one sees the earlier one.
 
 use rustc_hash::FxHashMap;
 
@@ -241,7 +253,7 @@ impl<'n> Builder<'n> {
                 self.new_history(e, vec![0], Vec::new());
             }
         }
-        self.enrich(0, true);
+        self.enrich(0);
         let mut steps: u64 = 0;
         loop {
             steps += 1;
@@ -330,10 +342,9 @@ impl<'n> Builder<'n> {
                     < self.prefix.histories[h as usize].size()
         });
         if let Some(first) = cutoff {
+            // Its postset gets no enriched conditions: the safety check needs none (see the
+            // module documentation).
             self.prefix.histories[h as usize].state = HistoryState::Cutoff(first);
-            // Its postset still gets (inert) enriched conditions: a token of it next to a
-            // token of the same place shows that the net is not safe.
-            self.enrich(h, false);
             return Ok(());
         }
         if seen.is_none() {
@@ -342,14 +353,13 @@ impl<'n> Builder<'n> {
         }
         self.prefix.histories[h as usize].state = HistoryState::Kept;
         self.prefix.events[e as usize].cutoff = false;
-        self.enrich(h, true);
+        self.enrich(h);
         Ok(())
     }
 
     /// Gives the enriched conditions of a kept history (⊥ included) and the possible
-    /// extensions they make; for a cutoff (`live` false), only inert generating ones, which
-    /// take part in no extension but let the safety check see its postset.
-    fn enrich(&mut self, h: u32, live: bool) {
+    /// extensions they make.
+    fn enrich(&mut self, h: u32) {
         let e = self.prefix.histories[h as usize].event;
         let (post, context): (Vec<u32>, Vec<u32>) = if e == NONE {
             ((0..self.prefix.initial).collect(), Vec::new())
@@ -362,21 +372,19 @@ impl<'n> Builder<'n> {
         let mut made_inert = Vec::new();
         // The candidates of `h` stay the same while its generating enriched conditions are
         // made (extensions add histories, not enriched conditions); reading ones make compound
-        // ones, so each reading one asks again. A cutoff's inert ones need only the live
-        // candidates (whose inert lists they join); the safety check looks for the inert ones
-        // of their place alone.
+        // ones, so each reading one asks again.
         let (candidates, inert) = if h == 0 {
             (Vec::new(), Vec::new())
         } else {
-            self.candidates(h, live)
+            self.candidates(h)
         };
         for c in post {
-            // Conditions of places no transition uses get inert enriched conditions too: two
-            // tokens there make the net unsafe all the same.
+            // Conditions of places no transition uses get inert enriched conditions: they take
+            // part in no extension, but two tokens there make the net unsafe all the same.
             let p = self.prefix.conditions[c as usize].place as usize;
             let used = !self.consumers[p].is_empty() || !self.readers[p].is_empty();
-            let r = self.new_enriched(c, Enrichment::Generating(h), live && used);
-            if live && used {
+            let r = self.new_enriched(c, Enrichment::Generating(h), used);
+            if used {
                 self.co_add(r, &made, &candidates, &made_inert, &inert);
                 made.push(r);
                 self.check_safe(r);
@@ -385,13 +393,9 @@ impl<'n> Builder<'n> {
                 for &rp in made.iter().chain(&candidates) {
                     link(&mut self.ecs[rp as usize].inert, r);
                 }
-                let inert = live.then_some(inert.as_slice());
-                self.check_safe_inert(r, h, [&made, &candidates, &made_inert], inert);
+                self.check_safe_inert(r, [&made, &candidates, &made_inert, &inert]);
                 made_inert.push(r);
             }
-        }
-        if !live {
-            return;
         }
         for c in context {
             let p = self.prefix.conditions[c as usize].place as usize;
@@ -399,7 +403,7 @@ impl<'n> Builder<'n> {
                 continue;
             }
             let r = self.new_enriched(c, Enrichment::Reading(h), true);
-            let (candidates, inert) = self.candidates(h, true);
+            let (candidates, inert) = self.candidates(h);
             self.co_add(r, &made, &candidates, &made_inert, &inert);
             made.push(r);
             self.extend_consuming(r);
@@ -434,50 +438,16 @@ impl<'n> Builder<'n> {
         }
     }
 
-    /// [`Self::check_safe`] for a new inert generating enriched condition `r` of history `h`,
-    /// which keeps no concurrency lists: the live enriched conditions concurrent with it are
-    /// `live` (siblings and candidates), the inert ones `made_inert` and the inert candidates
-    /// of `h`, given when known, and otherwise searched for in its place only.
-    fn check_safe_inert(
-        &mut self,
-        r: u32,
-        h: u32,
-        [made, candidates, made_inert]: [&[u32]; 3],
-        inert: Option<&[u32]>,
-    ) {
+    /// [`Self::check_safe`] for a new inert generating enriched condition `r`, which keeps no
+    /// concurrency lists: those concurrent with it are `lists` (the live and inert ones made
+    /// for its history before it and the history's live and inert candidates).
+    fn check_safe_inert(&mut self, r: u32, lists: [&[u32]; 4]) {
         if self.unsafe_found.is_some() {
             return;
         }
-        let cond = self.ecs[r as usize].cond;
-        let found = self.first_same_place(cond, &[made, candidates, made_inert]);
-        let inert_found = match inert {
-            Some(list) => self.first_same_place(cond, &[list]),
-            None => self.first_inert_candidate(h, cond),
-        };
-        if let Some(x) = found.into_iter().chain(inert_found).min() {
+        if let Some(x) = self.first_same_place(self.ecs[r as usize].cond, &lists) {
             self.report_unsafe(r, x);
         }
-    }
-
-    /// The first inert candidate of history `h` ([`Self::candidates`]) of the place of
-    /// condition `cond` but another condition.
-    fn first_inert_candidate(&mut self, h: u32, cond: u32) -> Option<u32> {
-        let place = self.prefix.conditions[cond as usize].place;
-        let m = self.mark_filter(h);
-        let mut lists: Vec<&[u32]> = self.prefix.histories[h as usize]
-            .built_from
-            .iter()
-            .map(|&r| self.ecs[r as usize].inert.as_slice())
-            .collect();
-        lists.sort_by_key(|l| l.len());
-        let (shortest, rest) = lists.split_first()?;
-        shortest.iter().copied().find(|&x| {
-            let c = self.ecs[x as usize].cond;
-            c != cond
-                && self.prefix.conditions[c as usize].place == place
-                && rest.iter().all(|l| sorted_contains(l, x))
-                && self.kept(x, m)
-        })
     }
 
     /// Records the run that puts two tokens on the place of the generating enriched condition
@@ -584,19 +554,14 @@ impl<'n> Builder<'n> {
     }
 
     /// The enriched conditions (made so far) concurrent with the conditions a history `h`
-    /// produces or reads, other than `h`'s own, the live ones and (with `with_inert`) the
-    /// inert ones: those concurrent with every enriched condition `h` was built from, whose
+    /// produces or reads, other than `h`'s own, the live ones and the inert ones: those concurrent with every enriched condition `h` was built from, whose
     /// condition `h`'s event does not consume, and none of whose histories holds a reader of
     /// a condition of its cut that `h`'s event consumes while the reader is not in `h` (it
     /// would have to precede the event, enlarging `h`).
-    fn candidates(&mut self, h: u32, with_inert: bool) -> (Vec<u32>, Vec<u32>) {
+    fn candidates(&mut self, h: u32) -> (Vec<u32>, Vec<u32>) {
         // The intersection first; the filters after, on what is left.
         let mut live = self.intersection(h, false);
-        let mut inert = if with_inert {
-            self.intersection(h, true)
-        } else {
-            Vec::new()
-        };
+        let mut inert = self.intersection(h, true);
         let m = self.mark_filter(h);
         live.retain(|&rp| self.kept(rp, m));
         inert.retain(|&rp| self.kept(rp, m));
@@ -1121,8 +1086,8 @@ fn cmp_foata(prefix: &ContextualPrefix, mole: bool, ha: &History, hb: &History) 
 }
 
 impl Builder<'_> {
-    /// Enriched conditions made, by kind (the inert ones of cutoffs left out, as Cunf makes
-    /// none).
+    /// Enriched conditions made, by kind (the inert ones, of places no transition uses, left
+    /// out: Cunf makes none).
     pub(super) fn enriched_counts(&self) -> super::EnrichedCounts {
         let mut n = super::EnrichedCounts::default();
         for r in self.ecs.iter().filter(|r| r.live) {
