@@ -80,6 +80,12 @@ pub(super) struct Builder<'n> {
     unsafe_found: Option<NotSafe>,
     pub(super) peak_bytes: u64,
     tokens: Vec<i32>,
+    /// Per place, the epoch in which a new history's marking last touched it.
+    place_mark: Vec<u32>,
+    /// Per transition, its occurrences in the history being made (zero between histories).
+    occurrences: Vec<u32>,
+    /// Buffers for merging the closures of a new history's parts.
+    merge_buffers: (Vec<u32>, Vec<u32>),
 }
 
 impl<'n> Builder<'n> {
@@ -137,6 +143,9 @@ impl<'n> Builder<'n> {
             unsafe_found: None,
             peak_bytes: 0,
             tokens: vec![0; np],
+            place_mark: vec![0; np],
+            occurrences: vec![0; net.transitions.len()],
+            merge_buffers: (Vec::new(), Vec::new()),
         }
     }
 
@@ -733,9 +742,11 @@ impl<'n> Builder<'n> {
     /// A comb's solution: the event of `t` on the chosen conditions (an existing one, or a
     /// new one), and its history.
     fn solution(&mut self, r: u32, t: TransIdx, consumed: bool, slots: &[Slot]) {
-        let mut preset = Vec::new();
-        let mut context = Vec::new();
-        let mut built_from = vec![r];
+        let tr = &self.trs[t as usize];
+        let mut preset = Vec::with_capacity(tr.pre.len());
+        let mut context = Vec::with_capacity(tr.context.len());
+        let mut built_from = Vec::with_capacity(slots.len() + 1);
+        built_from.push(r);
         let rc = self.ecs[r as usize].cond;
         if consumed {
             preset.push(rc);
@@ -770,7 +781,7 @@ impl<'n> Builder<'n> {
             Some(e) => e,
             None => self.new_event(t, preset, context),
         };
-        let mut parts = Vec::new();
+        let mut parts = Vec::with_capacity(built_from.len());
         for &x in &built_from {
             for_each_part(&self.ecs, x, |h| parts.push(h));
         }
@@ -784,51 +795,75 @@ impl<'n> Builder<'n> {
     fn new_history(&mut self, e: u32, parts: Vec<u32>, built_from: Vec<u32>) {
         let id = self.prefix.histories.len() as u32;
         let hs = &self.prefix.histories;
-        // The union of the parts' sorted closures, merged (they share most of their past).
-        let mut closure: Vec<u32> = Vec::new();
+        // The union of the parts' sorted closures, merged (they share most of their past) in
+        // two buffers kept between histories, then copied to a list of the exact size: the
+        // closures are most of the prefix's memory.
+        let (mut union, mut next) = std::mem::take(&mut self.merge_buffers);
+        union.clear();
         for &h in &parts {
-            closure = merge_sorted(&closure, &hs[h as usize].closure);
+            merge_into(&union, &hs[h as usize].closure, &mut next);
+            std::mem::swap(&mut union, &mut next);
         }
+        let mut closure: Vec<u32> = Vec::with_capacity(union.len() + 1);
+        closure.extend_from_slice(&union);
         closure.push(id);
+        self.merge_buffers = (union, next);
         let depth = 1 + parts
             .iter()
             .map(|&h| hs[h as usize].depth)
             .max()
             .unwrap_or(0);
-        // Its events, marked.
+        // Its events, marked, and their transitions counted: the Parikh vector sorts the
+        // distinct transitions only (far fewer than the events).
         let m = self.next_epoch();
-        let mut ts: Vec<u32> = Vec::with_capacity(closure.len());
-        let events: Vec<u32> = closure[..closure.len() - 1]
-            .iter()
-            .map(|&h| self.prefix.histories[h as usize].event)
-            .filter(|&x| x != NONE)
-            .chain(std::iter::once(e))
-            .collect();
+        let mut events: Vec<u32> = Vec::with_capacity(closure.len());
+        let mut distinct: Vec<u32> = Vec::new();
+        for &h in &closure[..closure.len() - 1] {
+            let x = self.prefix.histories[h as usize].event;
+            if x != NONE {
+                events.push(x);
+            }
+        }
+        events.push(e);
         for &x in &events {
             self.event_mark[x as usize] = m;
-            ts.push(self.prefix.events[x as usize].transition);
+            let t = self.prefix.events[x as usize].transition;
+            let n = &mut self.occurrences[t as usize];
+            if *n == 0 {
+                distinct.push(t);
+            }
+            *n += 1;
         }
-        ts.sort_unstable();
-        let mut parikh: Vec<(u32, u32)> = Vec::new();
-        crate::unfolding::order::parikh_of_sorted(&ts, &mut parikh);
-        // The marking: the initial one, plus what the events produce, less what they consume.
-        let mut touched: Vec<PlaceIdx> = self.initial.clone();
+        distinct.sort_unstable();
+        let parikh: Vec<(u32, u32)> = distinct
+            .iter()
+            .map(|&t| (t, std::mem::take(&mut self.occurrences[t as usize])))
+            .collect();
+        // The marking: the initial one, plus what the events produce, less what they consume;
+        // the places touched listed once each.
+        let mut touched: Vec<PlaceIdx> = Vec::with_capacity(self.initial.len() + 2 * parikh.len());
+        let touch = |touched: &mut Vec<PlaceIdx>, place_mark: &mut [u32], p: PlaceIdx| {
+            if place_mark[p as usize] != m {
+                place_mark[p as usize] = m;
+                touched.push(p);
+            }
+        };
         for &p in &self.initial {
             self.tokens[p as usize] += 1;
+            touch(&mut touched, &mut self.place_mark, p);
         }
         for &(t, n) in &parikh {
             let tr = &self.trs[t as usize];
             for &p in &tr.post {
                 self.tokens[p as usize] += n as i32;
-                touched.push(p);
+                touch(&mut touched, &mut self.place_mark, p);
             }
             for &p in &tr.pre {
                 self.tokens[p as usize] -= n as i32;
-                touched.push(p);
+                touch(&mut touched, &mut self.place_mark, p);
             }
         }
         touched.sort_unstable();
-        touched.dedup();
         let overfull = touched
             .iter()
             .copied()
@@ -934,10 +969,19 @@ impl<'n> Builder<'n> {
 
 /// The union of two sorted lists without repeats, sorted.
 fn merge_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
-    if a.is_empty() {
-        return b.to_vec();
-    }
     let mut out = Vec::with_capacity(a.len().max(b.len()) + 4);
+    merge_into(a, b, &mut out);
+    out
+}
+
+/// [`merge_sorted`] into `out` (cleared first).
+fn merge_into(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
+    out.clear();
+    out.reserve(a.len().max(b.len()));
+    if a.is_empty() {
+        out.extend_from_slice(b);
+        return;
+    }
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -958,7 +1002,6 @@ fn merge_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
     }
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
-    out
 }
 
 /// Adds `r`, the newest enriched condition, to the sorted concurrency list `co`.
