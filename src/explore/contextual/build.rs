@@ -9,6 +9,18 @@
 //! built from, less those that its event consumes or that a reader outside `H` would have to
 //! precede), and then every transition that consumes or reads its place is tried with every
 //! choice of pairwise concurrent enriched conditions for its other places.
+//!
+//! Safety is checked on the way: a history whose marking has two tokens on a place, an event
+//! of a transition with an output weight above 1 or one that only reads, and a new generating
+//! enriched condition concurrent with one of another condition of the same place stop the
+//! construction with a run that puts two tokens on a place. A cutoff's postset needs no
+//! enriched conditions for that. Take a configuration `D` reaching an unsafe marking, least in
+//! the adequate order: its proper subconfigurations reach safe markings, and none of the
+//! histories `D[[e]]` of its events is a cutoff (the cutoff's smaller twin, extended like
+//! `D`, would reach the same marking from a smaller configuration). Of the two conditions of
+//! one place in `D`'s cut, either one history holds both producers, and its marking has the
+//! two tokens, or the two kept histories of the producers give generating enriched
+//! conditions concurrent with each other, and the later one sees the earlier one.
 
 use rustc_hash::FxHashMap;
 
@@ -68,6 +80,12 @@ pub(super) struct Builder<'n> {
     unsafe_found: Option<NotSafe>,
     pub(super) peak_bytes: u64,
     tokens: Vec<i32>,
+    /// Per place, the epoch in which a new history's marking last touched it.
+    place_mark: Vec<u32>,
+    /// Per transition, its occurrences in the history being made (zero between histories).
+    occurrences: Vec<u32>,
+    /// Buffers for merging the closures of a new history's parts.
+    merge_buffers: (Vec<u32>, Vec<u32>),
 }
 
 impl<'n> Builder<'n> {
@@ -125,6 +143,9 @@ impl<'n> Builder<'n> {
             unsafe_found: None,
             peak_bytes: 0,
             tokens: vec![0; np],
+            place_mark: vec![0; np],
+            occurrences: vec![0; net.transitions.len()],
+            merge_buffers: (Vec::new(), Vec::new()),
         }
     }
 
@@ -152,7 +173,7 @@ impl<'n> Builder<'n> {
         let ecs: u64 = self
             .ecs
             .iter()
-            .map(|r| 48 + 4 * r.co.capacity() as u64)
+            .map(|r| 72 + 4 * (r.co.capacity() + r.inert.capacity()) as u64)
             .sum();
         let events: u64 = p.events.len() as u64 * 160;
         let conds: u64 = p.conditions.len() as u64 * 120;
@@ -241,7 +262,7 @@ impl<'n> Builder<'n> {
                 self.new_history(e, vec![0], Vec::new());
             }
         }
-        self.enrich(0, true);
+        self.enrich(0);
         let mut steps: u64 = 0;
         loop {
             steps += 1;
@@ -330,10 +351,9 @@ impl<'n> Builder<'n> {
                     < self.prefix.histories[h as usize].size()
         });
         if let Some(first) = cutoff {
+            // Its postset gets no enriched conditions: the safety check needs none (see the
+            // module documentation).
             self.prefix.histories[h as usize].state = HistoryState::Cutoff(first);
-            // Its postset still gets (inert) enriched conditions: a token of it next to a
-            // token of the same place shows that the net is not safe.
-            self.enrich(h, false);
             return Ok(());
         }
         if seen.is_none() {
@@ -342,14 +362,13 @@ impl<'n> Builder<'n> {
         }
         self.prefix.histories[h as usize].state = HistoryState::Kept;
         self.prefix.events[e as usize].cutoff = false;
-        self.enrich(h, true);
+        self.enrich(h);
         Ok(())
     }
 
     /// Gives the enriched conditions of a kept history (⊥ included) and the possible
-    /// extensions they make; for a cutoff (`live` false), only inert generating ones, which
-    /// take part in no extension but let the safety check see its postset.
-    fn enrich(&mut self, h: u32, live: bool) {
+    /// extensions they make.
+    fn enrich(&mut self, h: u32) {
         let e = self.prefix.histories[h as usize].event;
         let (post, context): (Vec<u32>, Vec<u32>) = if e == NONE {
             ((0..self.prefix.initial).collect(), Vec::new())
@@ -357,30 +376,35 @@ impl<'n> Builder<'n> {
             let ev = &self.prefix.events[e as usize];
             (ev.postset.clone(), ev.context.clone())
         };
+        // The live and the inert enriched conditions made for `h` so far.
         let mut made = Vec::new();
+        let mut made_inert = Vec::new();
         // The candidates of `h` stay the same while its generating enriched conditions are
         // made (extensions add histories, not enriched conditions); reading ones make compound
         // ones, so each reading one asks again.
-        let candidates = if h == 0 {
-            Vec::new()
+        let (candidates, inert) = if h == 0 {
+            (Vec::new(), Vec::new())
         } else {
             self.candidates(h)
         };
         for c in post {
-            // Conditions of places no transition uses get inert enriched conditions too: two
-            // tokens there make the net unsafe all the same.
+            // Conditions of places no transition uses get inert enriched conditions: they take
+            // part in no extension, but two tokens there make the net unsafe all the same.
             let p = self.prefix.conditions[c as usize].place as usize;
             let used = !self.consumers[p].is_empty() || !self.readers[p].is_empty();
-            let r = self.new_enriched(c, Enrichment::Generating(h), live && used);
-            self.co_add(r, &made, &candidates);
-            made.push(r);
-            self.check_safe(r);
-            if live && used {
+            let r = self.new_enriched(c, Enrichment::Generating(h), used);
+            if used {
+                self.co_add(r, &made, &candidates, &made_inert, &inert);
+                made.push(r);
+                self.check_safe(r);
                 self.extend_generating(r);
+            } else {
+                for &rp in made.iter().chain(&candidates) {
+                    link(&mut self.ecs[rp as usize].inert, r);
+                }
+                self.check_safe_inert(r, [&made, &candidates, &made_inert, &inert]);
+                made_inert.push(r);
             }
-        }
-        if !live {
-            return;
         }
         for c in context {
             let p = self.prefix.conditions[c as usize].place as usize;
@@ -388,31 +412,60 @@ impl<'n> Builder<'n> {
                 continue;
             }
             let r = self.new_enriched(c, Enrichment::Reading(h), true);
-            let candidates = self.candidates(h);
-            self.co_add(r, &made, &candidates);
+            let (candidates, inert) = self.candidates(h);
+            self.co_add(r, &made, &candidates, &made_inert, &inert);
             made.push(r);
             self.extend_consuming(r);
             self.combine(r);
         }
     }
 
-    /// Records that the net is not safe when the new generating enriched condition `r` is
-    /// concurrent with a condition of the same place.
+    /// The first (smallest) enriched condition in `lists` (each sorted) of the place of
+    /// condition `cond` but another condition: a second token on that place.
+    fn first_same_place(&self, cond: u32, lists: &[&[u32]]) -> Option<u32> {
+        let place = self.prefix.conditions[cond as usize].place;
+        lists
+            .iter()
+            .filter_map(|list| {
+                list.iter().copied().find(|&x| {
+                    let c = self.ecs[x as usize].cond;
+                    c != cond && self.prefix.conditions[c as usize].place == place
+                })
+            })
+            .min()
+    }
+
+    /// Records that the net is not safe when the new live generating enriched condition `r`
+    /// is concurrent with a condition of the same place.
     fn check_safe(&mut self, r: u32) {
         if self.unsafe_found.is_some() {
             return;
         }
-        let cond = self.ecs[r as usize].cond;
-        let place = self.prefix.conditions[cond as usize].place;
-        let other = self.ecs[r as usize].co.iter().copied().find(|&x| {
-            let c = self.ecs[x as usize].cond;
-            c != cond && self.prefix.conditions[c as usize].place == place
-        });
-        if let Some(x) = other {
-            let mut hs = vec![self.ecs[r as usize].history().expect("generating")];
-            for_each_part(&self.ecs, x, |h| hs.push(h));
-            self.unsafe_found = Some(self.not_safe(place, &hs));
+        let ec = &self.ecs[r as usize];
+        if let Some(x) = self.first_same_place(ec.cond, &[&ec.co, &ec.inert]) {
+            self.report_unsafe(r, x);
         }
+    }
+
+    /// [`Self::check_safe`] for a new inert generating enriched condition `r`, which keeps no
+    /// concurrency lists: those concurrent with it are `lists` (the live and inert ones made
+    /// for its history before it and the history's live and inert candidates).
+    fn check_safe_inert(&mut self, r: u32, lists: [&[u32]; 4]) {
+        if self.unsafe_found.is_some() {
+            return;
+        }
+        if let Some(x) = self.first_same_place(self.ecs[r as usize].cond, &lists) {
+            self.report_unsafe(r, x);
+        }
+    }
+
+    /// Records the run that puts two tokens on the place of the generating enriched condition
+    /// `r` and of `x`, concurrent with it.
+    fn report_unsafe(&mut self, r: u32, x: u32) {
+        let place = self.prefix.conditions[self.ecs[r as usize].cond as usize].place;
+        let mut hs = vec![self.ecs[r as usize].history().expect("generating")];
+        for_each_part(&self.ecs, x, |h| hs.push(h));
+        self.unsafe_found = Some(self.not_safe(place, &hs));
     }
 
     fn new_enriched(&mut self, cond: u32, kind: Enrichment, live: bool) -> u32 {
@@ -422,63 +475,39 @@ impl<'n> Builder<'n> {
             kind,
             live,
             co: Vec::new(),
+            inert: Vec::new(),
         });
         self.prefix.conditions[cond as usize].enriched.push(r);
         r
     }
 
-    /// Adds `r` (the newest enriched condition) to the concurrency list of `rp`.
-    fn link(&mut self, rp: u32, r: u32) {
-        let co = &mut self.ecs[rp as usize].co;
-        if co.last() != Some(&r) {
-            co.push(r);
-        }
-    }
-
-    /// The concurrency list of a new generating or reading enriched condition `r` of a
-    /// history `h`: itself, the enriched conditions `siblings` made for `h` before it, and the
-    /// `candidates` of `h` ([`Self::candidates`]).
-    fn co_add(&mut self, r: u32, siblings: &[u32], candidates: &[u32]) {
-        let mut co = vec![r];
-        co.extend_from_slice(siblings);
-        co.extend_from_slice(candidates);
-        co.sort_unstable();
-        co.dedup();
+    /// The concurrency lists of a new live generating or reading enriched condition `r` of a
+    /// history `h`: itself, the live ones `made` for `h` before it and the live `candidates`
+    /// of `h` ([`Self::candidates`]); the inert ones made for `h` and its inert candidates.
+    fn co_add(
+        &mut self,
+        r: u32,
+        made: &[u32],
+        candidates: &[u32],
+        made_inert: &[u32],
+        inert: &[u32],
+    ) {
+        // `r` is the newest, so it goes last.
+        let mut co = merge_sorted(made, candidates);
         for &rp in &co {
-            if rp != r {
-                self.link(rp, r);
-            }
+            link(&mut self.ecs[rp as usize].co, r);
         }
+        co.push(r);
         self.ecs[r as usize].co = co;
+        self.ecs[r as usize].inert = merge_sorted(made_inert, inert);
     }
 
-    /// The enriched conditions (made so far) concurrent with the conditions a history `h`
-    /// produces or reads, other than `h`'s own: those concurrent with every enriched condition
-    /// `h` was built from, whose condition `h`'s event does not consume, and none of whose
-    /// histories holds a reader of a condition of its cut that `h`'s event consumes while the
-    /// reader is not in `h` (it would have to precede the event, enlarging `h`).
-    fn candidates(&mut self, h: u32) -> Vec<u32> {
+    /// Marks what the candidates of history `h` must avoid: the conditions its event
+    /// consumes, and the readers of them outside `h`. Returns the mark.
+    fn mark_filter(&mut self, h: u32) -> u32 {
         let m = self.next_epoch();
         let hist = &self.prefix.histories[h as usize];
-        // The intersection first, from the shortest list; the filters after, on what is left.
-        let mut lists: Vec<&[u32]> = hist
-            .built_from
-            .iter()
-            .map(|&r| self.ecs[r as usize].co.as_slice())
-            .collect();
-        lists.sort_by_key(|l| l.len());
-        let Some(shortest) = lists.first() else {
-            return Vec::new();
-        };
-        let mut out = shortest.to_vec();
-        for list in &lists[1..] {
-            if out.is_empty() {
-                break;
-            }
-            intersect_sorted(&mut out, list);
-        }
-        let e = hist.event;
-        let ev = &self.prefix.events[e as usize];
+        let ev = &self.prefix.events[hist.event as usize];
         for &c in &ev.preset {
             self.cond_mark[c as usize] = m;
             for &x in &self.prefix.conditions[c as usize].readers {
@@ -488,21 +517,64 @@ impl<'n> Builder<'n> {
         for &x in &hist.readers_of_preset {
             self.event_mark[x as usize] = 0;
         }
-        out.retain(|&rp| {
-            if self.cond_mark[self.ecs[rp as usize].cond as usize] == m {
-                return false;
-            }
-            let mut ok = true;
-            for_each_part(&self.ecs, rp, |hp| {
-                ok = ok
-                    && !self.prefix.histories[hp as usize]
-                        .readers_of_cut
-                        .iter()
-                        .any(|&x| self.event_mark[x as usize] == m);
-            });
-            ok
+        m
+    }
+
+    /// Whether the enriched condition `rp` passes the filter marked `m` by
+    /// [`Self::mark_filter`].
+    fn kept(&self, rp: u32, m: u32) -> bool {
+        if self.cond_mark[self.ecs[rp as usize].cond as usize] == m {
+            return false;
+        }
+        let mut ok = true;
+        for_each_part(&self.ecs, rp, |hp| {
+            ok = ok
+                && !self.prefix.histories[hp as usize]
+                    .readers_of_cut
+                    .iter()
+                    .any(|&x| self.event_mark[x as usize] == m);
         });
+        ok
+    }
+
+    /// The intersection of the live (or, with `inert`, the inert) concurrency lists of the
+    /// enriched conditions history `h` was built from, from the shortest list.
+    fn intersection(&self, h: u32, inert: bool) -> Vec<u32> {
+        let mut lists: Vec<&[u32]> = self.prefix.histories[h as usize]
+            .built_from
+            .iter()
+            .map(|&r| {
+                let ec = &self.ecs[r as usize];
+                if inert { &ec.inert } else { &ec.co }.as_slice()
+            })
+            .collect();
+        lists.sort_by_key(|l| l.len());
+        let Some((shortest, rest)) = lists.split_first() else {
+            return Vec::new();
+        };
+        let mut out = shortest.to_vec();
+        for list in rest {
+            if out.is_empty() {
+                break;
+            }
+            intersect_sorted(&mut out, list);
+        }
         out
+    }
+
+    /// The enriched conditions (made so far) concurrent with the conditions a history `h`
+    /// produces or reads, other than `h`'s own, the live ones and the inert ones: those concurrent with every enriched condition `h` was built from, whose
+    /// condition `h`'s event does not consume, and none of whose histories holds a reader of
+    /// a condition of its cut that `h`'s event consumes while the reader is not in `h` (it
+    /// would have to precede the event, enlarging `h`).
+    fn candidates(&mut self, h: u32) -> (Vec<u32>, Vec<u32>) {
+        // The intersection first; the filters after, on what is left.
+        let mut live = self.intersection(h, false);
+        let mut inert = self.intersection(h, true);
+        let m = self.mark_filter(h);
+        live.retain(|&rp| self.kept(rp, m));
+        inert.retain(|&rp| self.kept(rp, m));
+        (live, inert)
     }
 
     /// Compound enriched conditions of the new reading one `r` with every earlier reading or
@@ -533,10 +605,13 @@ impl<'n> Builder<'n> {
                 y.cond != cond || y.generating()
             });
             for &x in &co {
-                self.link(x, comp);
+                link(&mut self.ecs[x as usize].co, comp);
             }
             co.push(comp);
+            let mut inert = self.ecs[r as usize].inert.clone();
+            intersect_sorted(&mut inert, &self.ecs[rp as usize].inert);
             self.ecs[comp as usize].co = co;
+            self.ecs[comp as usize].inert = inert;
             self.extend_consuming(comp);
         }
     }
@@ -667,9 +742,11 @@ impl<'n> Builder<'n> {
     /// A comb's solution: the event of `t` on the chosen conditions (an existing one, or a
     /// new one), and its history.
     fn solution(&mut self, r: u32, t: TransIdx, consumed: bool, slots: &[Slot]) {
-        let mut preset = Vec::new();
-        let mut context = Vec::new();
-        let mut built_from = vec![r];
+        let tr = &self.trs[t as usize];
+        let mut preset = Vec::with_capacity(tr.pre.len());
+        let mut context = Vec::with_capacity(tr.context.len());
+        let mut built_from = Vec::with_capacity(slots.len() + 1);
+        built_from.push(r);
         let rc = self.ecs[r as usize].cond;
         if consumed {
             preset.push(rc);
@@ -704,7 +781,7 @@ impl<'n> Builder<'n> {
             Some(e) => e,
             None => self.new_event(t, preset, context),
         };
-        let mut parts = Vec::new();
+        let mut parts = Vec::with_capacity(built_from.len());
         for &x in &built_from {
             for_each_part(&self.ecs, x, |h| parts.push(h));
         }
@@ -718,51 +795,75 @@ impl<'n> Builder<'n> {
     fn new_history(&mut self, e: u32, parts: Vec<u32>, built_from: Vec<u32>) {
         let id = self.prefix.histories.len() as u32;
         let hs = &self.prefix.histories;
-        // The union of the parts' sorted closures, merged (they share most of their past).
-        let mut closure: Vec<u32> = Vec::new();
+        // The union of the parts' sorted closures, merged (they share most of their past) in
+        // two buffers kept between histories, then copied to a list of the exact size: the
+        // closures are most of the prefix's memory.
+        let (mut union, mut next) = std::mem::take(&mut self.merge_buffers);
+        union.clear();
         for &h in &parts {
-            closure = merge_sorted(&closure, &hs[h as usize].closure);
+            merge_into(&union, &hs[h as usize].closure, &mut next);
+            std::mem::swap(&mut union, &mut next);
         }
+        let mut closure: Vec<u32> = Vec::with_capacity(union.len() + 1);
+        closure.extend_from_slice(&union);
         closure.push(id);
+        self.merge_buffers = (union, next);
         let depth = 1 + parts
             .iter()
             .map(|&h| hs[h as usize].depth)
             .max()
             .unwrap_or(0);
-        // Its events, marked.
+        // Its events, marked, and their transitions counted: the Parikh vector sorts the
+        // distinct transitions only (far fewer than the events).
         let m = self.next_epoch();
-        let mut ts: Vec<u32> = Vec::with_capacity(closure.len());
-        let events: Vec<u32> = closure[..closure.len() - 1]
-            .iter()
-            .map(|&h| self.prefix.histories[h as usize].event)
-            .filter(|&x| x != NONE)
-            .chain(std::iter::once(e))
-            .collect();
+        let mut events: Vec<u32> = Vec::with_capacity(closure.len());
+        let mut distinct: Vec<u32> = Vec::new();
+        for &h in &closure[..closure.len() - 1] {
+            let x = self.prefix.histories[h as usize].event;
+            if x != NONE {
+                events.push(x);
+            }
+        }
+        events.push(e);
         for &x in &events {
             self.event_mark[x as usize] = m;
-            ts.push(self.prefix.events[x as usize].transition);
+            let t = self.prefix.events[x as usize].transition;
+            let n = &mut self.occurrences[t as usize];
+            if *n == 0 {
+                distinct.push(t);
+            }
+            *n += 1;
         }
-        ts.sort_unstable();
-        let mut parikh: Vec<(u32, u32)> = Vec::new();
-        crate::unfolding::order::parikh_of_sorted(&ts, &mut parikh);
-        // The marking: the initial one, plus what the events produce, less what they consume.
-        let mut touched: Vec<PlaceIdx> = self.initial.clone();
+        distinct.sort_unstable();
+        let parikh: Vec<(u32, u32)> = distinct
+            .iter()
+            .map(|&t| (t, std::mem::take(&mut self.occurrences[t as usize])))
+            .collect();
+        // The marking: the initial one, plus what the events produce, less what they consume;
+        // the places touched listed once each.
+        let mut touched: Vec<PlaceIdx> = Vec::with_capacity(self.initial.len() + 2 * parikh.len());
+        let touch = |touched: &mut Vec<PlaceIdx>, place_mark: &mut [u32], p: PlaceIdx| {
+            if place_mark[p as usize] != m {
+                place_mark[p as usize] = m;
+                touched.push(p);
+            }
+        };
         for &p in &self.initial {
             self.tokens[p as usize] += 1;
+            touch(&mut touched, &mut self.place_mark, p);
         }
         for &(t, n) in &parikh {
             let tr = &self.trs[t as usize];
             for &p in &tr.post {
                 self.tokens[p as usize] += n as i32;
-                touched.push(p);
+                touch(&mut touched, &mut self.place_mark, p);
             }
             for &p in &tr.pre {
                 self.tokens[p as usize] -= n as i32;
-                touched.push(p);
+                touch(&mut touched, &mut self.place_mark, p);
             }
         }
         touched.sort_unstable();
-        touched.dedup();
         let overfull = touched
             .iter()
             .copied()
@@ -868,10 +969,19 @@ impl<'n> Builder<'n> {
 
 /// The union of two sorted lists without repeats, sorted.
 fn merge_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
-    if a.is_empty() {
-        return b.to_vec();
-    }
     let mut out = Vec::with_capacity(a.len().max(b.len()) + 4);
+    merge_into(a, b, &mut out);
+    out
+}
+
+/// [`merge_sorted`] into `out` (cleared first).
+fn merge_into(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
+    out.clear();
+    out.reserve(a.len().max(b.len()));
+    if a.is_empty() {
+        out.extend_from_slice(b);
+        return;
+    }
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -892,7 +1002,13 @@ fn merge_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
     }
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
-    out
+}
+
+/// Adds `r`, the newest enriched condition, to the sorted concurrency list `co`.
+fn link(co: &mut Vec<u32>, r: u32) {
+    if co.last() != Some(&r) {
+        co.push(r);
+    }
 }
 
 /// Whether two closures are equal once their own histories are left out.
@@ -1013,8 +1129,8 @@ fn cmp_foata(prefix: &ContextualPrefix, mole: bool, ha: &History, hb: &History) 
 }
 
 impl Builder<'_> {
-    /// Enriched conditions made, by kind (the inert ones of cutoffs left out, as Cunf makes
-    /// none).
+    /// Enriched conditions made, by kind (the inert ones, of places no transition uses, left
+    /// out: Cunf makes none).
     pub(super) fn enriched_counts(&self) -> super::EnrichedCounts {
         let mut n = super::EnrichedCounts::default();
         for r in self.ecs.iter().filter(|r| r.live) {

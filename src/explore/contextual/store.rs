@@ -119,11 +119,16 @@ pub struct Enriched {
     pub cond: u32,
     /// How it is enriched.
     pub kind: Enrichment,
-    /// False for the inert ones of a cutoff's postset (kept for the safety check only).
+    /// False for the inert ones, of places no transition uses (kept for the safety check
+    /// only).
     pub live: bool,
-    /// The enriched conditions concurrent with it (itself included for generating and
-    /// reading ones), sorted.
+    /// The live enriched conditions concurrent with it (itself included for generating and
+    /// reading ones), sorted; empty for an inert one (nothing asks for it once made).
     pub co: Vec<u32>,
+    /// The inert enriched conditions concurrent with it, sorted; empty for an inert one. Kept
+    /// apart from `co` because only the safety check asks for them, and every extension would
+    /// walk past them.
+    pub inert: Vec<u32>,
 }
 
 impl Enriched {
