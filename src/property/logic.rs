@@ -153,18 +153,17 @@ fn reachability<P, T>(f: &Form<P, T>) -> Option<(usize, String)> {
     if !wanted {
         return Some((
             at,
-            format!(
-                "{} right after {}",
-                operator(body),
-                operator(top)
-            ),
+            format!("{} right after {}", operator(body), operator(top)),
         ));
     }
     let (inner, at) = numbered(body, at)[0];
     (!inner.is_state()).then(|| {
         (
             at,
-            format!("{} over a path formula, not a state predicate", operator(body)),
+            format!(
+                "{} over a path formula, not a state predicate",
+                operator(body)
+            ),
         )
     })
 }
@@ -420,13 +419,34 @@ mod tests {
             assert_eq!(refused(ok, Logic::Reachability), None, "{ok}");
         }
         for (text, at) in [
-            ("A F deadlock", "1:3: not reachability: F (finally) right after A"),
-            ("E G deadlock", "1:3: not reachability: G (globally) right after E"),
-            ("A G F deadlock", "1:5: not reachability: G (globally) over a path formula"),
-            ("EF AG deadlock", "1:4: not reachability: F (finally) over a path formula"),
-            ("E X deadlock", "1:3: not reachability: X (next) right after E"),
-            ("!A (deadlock U deadlock)", "1:14: not reachability: U (until)"),
-            ("EF deadlock && AG deadlock", "1:13: not reachability: && (conjunction)"),
+            (
+                "A F deadlock",
+                "1:3: not reachability: F (finally) right after A",
+            ),
+            (
+                "E G deadlock",
+                "1:3: not reachability: G (globally) right after E",
+            ),
+            (
+                "A G F deadlock",
+                "1:5: not reachability: G (globally) over a path formula",
+            ),
+            (
+                "EF AG deadlock",
+                "1:4: not reachability: F (finally) over a path formula",
+            ),
+            (
+                "E X deadlock",
+                "1:3: not reachability: X (next) right after E",
+            ),
+            (
+                "!A (deadlock U deadlock)",
+                "1:14: not reachability: U (until)",
+            ),
+            (
+                "EF deadlock && AG deadlock",
+                "1:13: not reachability: && (conjunction)",
+            ),
             ("deadlock", "1:1: not reachability: a state predicate alone"),
             ("bound(p)", "1:1: not reachability: a place bound"),
         ] {
