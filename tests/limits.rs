@@ -295,11 +295,12 @@ fn busy_program(n: usize) -> String {
     out
 }
 
-/// A `.tsys` program whose one execution is a million steps long (nested loops).
+/// A `.tsys` program whose one execution is four million steps long (three nested loops:
+/// a loop bound is at most `unfold::formats::tsys::MAX_BOUND`).
 fn long_program() -> String {
     "var x;\n\
-     thread s { i = 0; while (i < 4000) bound 4000 { j = 0; \
-     while (j < 1000) bound 1000 { x = j; j = j + 1; } i = i + 1; } }\n\
+     thread s { h = 0; while (h < 4) bound 4 { i = 0; while (i < 1000) bound 1000 { j = 0; \
+     while (j < 1000) bound 1000 { x = j; j = j + 1; } i = i + 1; } h = h + 1; } }\n\
      thread t { a = x; }\n"
         .to_string()
 }

@@ -445,7 +445,7 @@ mod tests {
             ),
             (
                 "EF deadlock && AG deadlock",
-                "1:13: not reachability: && (conjunction)",
+                "1:1: not reachability: && (conjunction)",
             ),
             ("deadlock", "1:1: not reachability: a state predicate alone"),
             ("bound(p)", "1:1: not reachability: a place bound"),
