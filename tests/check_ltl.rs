@@ -672,6 +672,32 @@ fn an_arc_less_transition_loops_forever() {
     }
 }
 
+/// An unbounded net whose first transition `grow` puts one more token on `g` each time, and
+/// an arc-less `idle`: the run `idle` forever violates `A F tokens(a) == 0` at the initial
+/// marking, while a search that tries `grow` first (as the transitions come) dives down the
+/// markings without end; the steps that stay at the marking are tried first, so the lasso is
+/// found at once (the search timed out before).
+#[test]
+fn a_self_loop_is_tried_before_an_unbounded_dive() {
+    let mut b = NetBuilder::new("grow-idle");
+    let a = b.add_place("a", None, 1).unwrap();
+    let g = b.add_place("g", None, 0).unwrap();
+    let grow = b.add_transition("grow", None).unwrap();
+    b.add_arc(a, grow, ArcKind::Input, 1).unwrap();
+    b.add_arc(a, grow, ArcKind::Output, 1).unwrap();
+    b.add_arc(g, grow, ArcKind::Output, 1).unwrap();
+    b.add_transition("idle", None).unwrap();
+    let net = b.finish();
+    for deadlocks in [Deadlocks::Stutter, Deadlocks::Finite] {
+        assert_eq!(verdict(&net, "A F tokens(a) == 0", deadlocks), Some(false));
+        assert_eq!(
+            verdict(&net, "A G F tokens(g) >= 1", deadlocks),
+            Some(false)
+        );
+        assert_eq!(verdict(&net, "E G tokens(g) == 0", deadlocks), Some(true));
+    }
+}
+
 /// A counterexample is a lasso: a run, then a cycle through the accepting states.
 #[test]
 fn lassos_replay() {
