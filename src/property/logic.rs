@@ -448,11 +448,13 @@ mod tests {
                 "1:1: not reachability: && (conjunction)",
             ),
             ("deadlock", "1:1: not reachability: a state predicate alone"),
-            ("bound(p)", "1:1: not reachability: a place bound"),
         ] {
             let e = refused(text, Logic::Reachability).unwrap_or_default();
             assert!(e.starts_with(at), "{text}: {e}");
         }
+        // A place bound has no position of its own.
+        let e = refused("bound(p)", Logic::Reachability).unwrap_or_default();
+        assert!(e.contains("not reachability: a place bound"), "{e}");
     }
 
     #[test]
