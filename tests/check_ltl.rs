@@ -387,6 +387,25 @@ fn arb_net() -> impl Strategy<Value = Net> {
         .prop_map(|(initial, transitions)| build(&initial, &transitions))
 }
 
+/// A net of [`arb_net`] with one more transition, somewhere among the others, that has no
+/// arcs at all: always enabled, it changes nothing (every marking has a self-loop), and it
+/// is invisible to every atom but its own `fireable`.
+fn arb_net_with_idle() -> impl Strategy<Value = Net> {
+    let transition = (
+        prop::collection::vec((0usize..5, 0usize..2), 1..3),
+        prop::option::weighted(0.85, 0usize..5),
+    );
+    (
+        prop::collection::vec(prop::sample::select(vec![0u32, 0, 1, 1, 2]), 2..5),
+        prop::collection::vec(transition, 1..5),
+        0usize..5,
+    )
+        .prop_map(|(initial, mut transitions, at)| {
+            transitions.insert(at % (transitions.len() + 1), (Vec::new(), None));
+            build(&initial, &transitions)
+        })
+}
+
 fn arb_atom() -> impl Strategy<Value = ResolvedFormula> {
     prop_oneof![
         (
@@ -491,8 +510,10 @@ fn agree(net: &Net, body: &ResolvedFormula, existential: bool, stubborn: bool) {
             assert_eq!(lasso_holds(&o, &values, back), existential, "{lasso:?}");
             lengths.push(lasso.prefix.len() + lasso.cycle.len());
         } else {
+            // A violation is decided by a lasso, or by the formula alone (its negation folds
+            // to `true`: nothing explored, and every run is a counterexample).
             assert!(
-                want != existential,
+                want != existential || out.states == 0,
                 "a decided violation comes with its lasso"
             );
         }
@@ -529,6 +550,19 @@ proptest! {
         let (a, b) = (fit(&a, &net), fit(&b, &net));
         let body = ltl_x_shape(shape, a, b);
         agree(&net, &body, false, true);
+    }
+
+    /// Nets with a transition that has no arcs: every marking has a self-loop, which the
+    /// stubborn sets must not keep the search spinning on.
+    #[test]
+    fn arc_less_transitions_are_decided(
+        net in arb_net_with_idle(),
+        body in arb_path(),
+        existential in prop::bool::weighted(0.2),
+    ) {
+        let body = fit(&body, &net);
+        agree(&net, &body, existential, false);
+        agree(&net, &body, existential, true);
     }
 }
 
@@ -612,6 +646,56 @@ fn an_initial_deadlock_is_a_path_of_its_own() {
         verdict(&net, "A X deadlock", Deadlocks::Finite),
         Some(false)
     );
+}
+
+/// A transition without arcs is always enabled and changes nothing: the run that fires it
+/// forever stays at the initial marking, so `A F tokens(p1) == 1` fails on `one_step` with
+/// such a transition added, and `A G F fireable(t)` too (the run never fires `t`).
+#[test]
+fn an_arc_less_transition_loops_forever() {
+    let mut b = NetBuilder::new("one-step-idle");
+    let p0 = b.add_place("p0", None, 1).unwrap();
+    let p1 = b.add_place("p1", None, 0).unwrap();
+    let t = b.add_transition("t", None).unwrap();
+    b.add_arc(p0, t, ArcKind::Input, 1).unwrap();
+    b.add_arc(p1, t, ArcKind::Output, 1).unwrap();
+    b.add_transition("idle", None).unwrap();
+    let net = b.finish();
+    for deadlocks in [Deadlocks::Stutter, Deadlocks::Finite] {
+        let v = |text: &str| verdict(&net, text, deadlocks);
+        assert_eq!(v("A F tokens(p1) == 1"), Some(false));
+        assert_eq!(v("A F tokens(p1) >= 1"), Some(false));
+        assert_eq!(v("A G F fireable(t)"), Some(false));
+        assert_eq!(v("E G tokens(p0) == 1"), Some(true));
+        assert_eq!(v("A G !deadlock"), Some(true));
+        assert_eq!(v("A F G fireable(idle)"), Some(true));
+    }
+}
+
+/// An unbounded net whose first transition `grow` puts one more token on `g` each time, and
+/// an arc-less `idle`: the run `idle` forever violates `A F tokens(a) == 0` at the initial
+/// marking, while a search that tries `grow` first (as the transitions come) dives down the
+/// markings without end; the steps that stay at the marking are tried first, so the lasso is
+/// found at once (the search timed out before).
+#[test]
+fn a_self_loop_is_tried_before_an_unbounded_dive() {
+    let mut b = NetBuilder::new("grow-idle");
+    let a = b.add_place("a", None, 1).unwrap();
+    let g = b.add_place("g", None, 0).unwrap();
+    let grow = b.add_transition("grow", None).unwrap();
+    b.add_arc(a, grow, ArcKind::Input, 1).unwrap();
+    b.add_arc(a, grow, ArcKind::Output, 1).unwrap();
+    b.add_arc(g, grow, ArcKind::Output, 1).unwrap();
+    b.add_transition("idle", None).unwrap();
+    let net = b.finish();
+    for deadlocks in [Deadlocks::Stutter, Deadlocks::Finite] {
+        assert_eq!(verdict(&net, "A F tokens(a) == 0", deadlocks), Some(false));
+        assert_eq!(
+            verdict(&net, "A G F tokens(g) >= 1", deadlocks),
+            Some(false)
+        );
+        assert_eq!(verdict(&net, "E G tokens(g) == 0", deadlocks), Some(true));
+    }
 }
 
 /// A counterexample is a lasso: a run, then a cycle through the accepting states.

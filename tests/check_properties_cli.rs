@@ -294,3 +294,51 @@ fn auto_deadlock_answers_agree_with_the_published_ones() {
         );
     }
 }
+
+/// Flags that would change nothing are refused, not ignored: `--no-stubborn` and
+/// `--no-reduce` under CTL (whose engine uses no stubborn sets and never a reduced net), the
+/// property flags with `--brute` or `--count`, `--max-depth` without `--brute`.
+#[test]
+fn flags_that_would_be_ignored_are_refused() {
+    for flag in ["--no-stubborn", "--no-reduce"] {
+        let err = refused(check().args(["--logic", "ctl", "--formula", "A G E F deadlock", flag]));
+        assert!(
+            err.contains(&format!("{flag} has no effect on CTL formulas")),
+            "{err}"
+        );
+        // Under another logic they apply.
+        check()
+            .args(["--logic", "ltl", "--formula", "A G F deadlock", flag])
+            .assert()
+            .code(predicate::in_iter([0, 1]));
+    }
+    let clap_refuses = |args: &[&str], want: &str| {
+        let out = check().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(want), "{args:?}: {err}");
+    };
+    for flag in [
+        &["--witness"][..],
+        &["--no-stubborn"],
+        &["--no-reduce"],
+        &["--engine", "reach"],
+        &["--logic", "ltl"],
+        &["--read-arcs", "self-loops"],
+    ] {
+        for mode in ["--brute", "--count"] {
+            let mut args = vec![mode];
+            args.extend_from_slice(flag);
+            clap_refuses(&args, "cannot be used with");
+        }
+    }
+    clap_refuses(
+        &["--formula", "EF deadlock", "--max-depth", "3"],
+        "cannot be used with",
+    );
+    clap_refuses(&["--count", "--max-depth", "3"], "cannot be used with");
+    // Their defaults are no conflict (the net is cyclic: counting refuses it, not clap).
+    let out = check().arg("--count").output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("its runs are infinite"), "{err}");
+}

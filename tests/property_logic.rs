@@ -252,3 +252,58 @@ fn no_formula_of_the_contest_is_refused() {
     // 69 instances, 7 files of 16 formulas.
     assert!(read >= 69 * 7 * 16, "only {read} formulas read");
 }
+
+/// `A F fireable(work_0)`: LTL and CTL, but not a reachability question.
+const AF: &str = "      <all-paths><finally><is-fireable><transition>work_0</transition>\
+    </is-fireable></finally></all-paths>";
+
+/// `bound(idle_0)`.
+const BOUND: &str = "      <place-bound><place>idle_0</place></place-bound>";
+
+#[test]
+fn mcc_answers_cannot_compute_for_a_formula_outside_reachability_or_bounds() {
+    let formulas = [
+        ("a", EF),
+        ("b", LTL_ONLY),
+        ("c", CTL_ONLY),
+        ("d", AF),
+        ("e", BOUND),
+    ];
+    for exam in ["ReachabilityCardinality", "ReachabilityFireability"] {
+        let dir = instance(&format!("{exam}.xml"), &formulas);
+        let (code, lines, err) = mcc(dir.path(), exam);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(lines.len(), 5, "{lines:?}");
+        assert!(
+            matches!(answer_of(&lines, "a"), "TRUE" | "FALSE"),
+            "{lines:?}"
+        );
+        for id in ["b", "c", "d", "e"] {
+            assert_eq!(answer_of(&lines, id), "CANNOT_COMPUTE", "{id}: {lines:?}");
+        }
+        assert!(
+            err.contains(&format!("d: {exam}.xml:"))
+                && err.contains("not reachability: F (finally) right after A"),
+            "{err}"
+        );
+        assert!(err.contains("not reachability: a place bound"), "{err}");
+    }
+    let dir = instance("UpperBounds.xml", &[("a", EF), ("e", BOUND)]);
+    let (code, lines, err) = mcc(dir.path(), "UpperBounds");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(answer_of(&lines, "a"), "CANNOT_COMPUTE", "{lines:?}");
+    assert!(answer_of(&lines, "e").parse::<u64>().is_ok(), "{lines:?}");
+    assert!(
+        err.contains("a: UpperBounds.xml:") && err.contains("not a place bound"),
+        "{err}"
+    );
+    // `unfold check` refuses them in a file of the examination's name.
+    let file = dir.path().join("ReachabilityCardinality.xml");
+    std::fs::write(&file, xml("d", AF)).unwrap();
+    let (code, err) = check(&["--formulas", file.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("not reachability: F (finally) right after A"),
+        "{err}"
+    );
+}

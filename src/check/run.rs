@@ -270,23 +270,18 @@ pub fn check_with(
     check_goals(net, queries, &goals, choice, limits, options.into())
 }
 
-/// [`check`], reading every formula that is CTL as CTL (the CTL examinations: `A X φ` there
-/// is CTL's, see the module's documentation).
+/// [`check_with`], reading every formula that is CTL as CTL (the CTL examinations: `A X φ`
+/// there is CTL's, see the module's documentation); `options` apply to the other engines
+/// (the prefix engine's reading of read arcs, the LTL engine's on formulas that are not CTL).
 pub fn check_ctl(
     net: &Net,
     queries: &[ResolvedQuery],
     choice: EngineChoice,
     limits: &Limits,
+    options: impl Into<CheckOptions>,
 ) -> Result<Vec<Answer>, Overflow> {
     let goals: Vec<Goal> = queries.iter().map(|q| Goal::of(q, Logic::Ctl)).collect();
-    check_goals(
-        net,
-        queries,
-        &goals,
-        choice,
-        limits,
-        CheckOptions::default(),
-    )
+    check_goals(net, queries, &goals, choice, limits, options.into())
 }
 
 fn check_goals(

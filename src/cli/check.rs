@@ -39,28 +39,29 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub formulas: Option<PathBuf>,
     /// Which engines decide the properties.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, conflicts_with_all = ["brute", "count"])]
     pub engine: EngineArg,
     /// The temporal logic the formulas must be written in; a formula outside it is refused at
     /// its offending operator. `auto`: the logic of the contest's examination when the file
     /// of `--formulas` has its name (`CTLCardinality.xml` is CTL, `LTLFireability.xml` LTL),
     /// else either. Under `ctl`, a formula that is both (`A X φ`) is read as CTL.
-    #[arg(long, value_enum, default_value_t = LogicArg::Auto)]
+    #[arg(long, value_enum, default_value_t = LogicArg::Auto, conflicts_with_all = ["brute", "count"])]
     pub logic: LogicArg,
     /// Print a witness run under each property that has one (for an LTL formula, the lasso
     /// that violates it: a run, then a cycle repeated forever).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["brute", "count"])]
     pub witness: bool,
     /// How the prefix engine unfolds read arcs: `contextual` (the contextual prefix, when the
     /// net has read arcs) or `self-loops` (the plain prefix).
-    #[arg(long, value_enum, default_value = "contextual")]
+    #[arg(long, value_enum, default_value = "contextual", conflicts_with_all = ["brute", "count"])]
     pub read_arcs: ReadArcs,
-    /// Check LTL formulas on the full state space, without stubborn sets.
-    #[arg(long)]
+    /// Check LTL formulas on the full state space, without stubborn sets (refused under CTL,
+    /// whose engine uses none).
+    #[arg(long, conflicts_with_all = ["brute", "count"])]
     pub no_stubborn: bool,
     /// Check every property on the net as given, without first reducing the net for the
-    /// properties it can answer (to compare).
-    #[arg(long)]
+    /// properties it can answer (to compare; refused under CTL, which is never reduced).
+    #[arg(long, conflicts_with_all = ["brute", "count"])]
     pub no_reduce: bool,
     /// Enumerate every maximal run: traces, events and deadlocks, and on a `.tsys` program the
     /// traces ending with a failed assertion (exponential: small systems only).
@@ -76,7 +77,7 @@ pub struct CheckArgs {
     #[arg(long, conflicts_with_all = ["formula", "formulas"])]
     pub count: bool,
     /// Longest run enumerated (`--brute`).
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 64, conflicts_with_all = ["count", "formula", "formulas"])]
     pub max_depth: usize,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -169,6 +170,27 @@ fn read_properties(args: &CheckArgs, logic: Logic) -> Result<Vec<(Query, String)
 fn properties(args: &CheckArgs, watchdog: &Watchdog, net: &Net) -> Result<Outcome> {
     let names = Names::of(net);
     let logic = logic(args);
+    if logic == Logic::Ctl {
+        // Nothing would differ: say so rather than run as if the flag had been heeded.
+        for (given, flag, why) in [
+            (
+                args.no_stubborn,
+                "--no-stubborn",
+                "the CTL engine uses no stubborn sets",
+            ),
+            (
+                args.no_reduce,
+                "--no-reduce",
+                "CTL formulas are never checked on a reduced net",
+            ),
+        ] {
+            if given {
+                return Err(anyhow!(
+                    "{flag} has no effect on CTL formulas ({why}); leave it out"
+                ));
+            }
+        }
+    }
     let resolved = read_properties(args, logic)?
         .iter()
         .map(|(q, source)| {
@@ -189,7 +211,8 @@ fn properties(args: &CheckArgs, watchdog: &Watchdog, net: &Net) -> Result<Outcom
     let overflow = |overflow| anyhow!("{}: {overflow}", args.file.display());
     let answers = if logic == Logic::Ctl {
         // CTL is not preserved by the reductions; `A X φ` is read as CTL reads it.
-        check::run::check_ctl(net, &resolved, args.engine.into(), &limits).map_err(overflow)?
+        check::run::check_ctl(net, &resolved, args.engine.into(), &limits, options)
+            .map_err(overflow)?
     } else if args.no_reduce {
         check::run::check_with(net, &resolved, args.engine.into(), &limits, options)
             .map_err(overflow)?

@@ -122,6 +122,17 @@ pub fn explore<S: System + ?Sized>(
     })
 }
 
+/// The bytes a hash table of `entries` keys of `key_words` words (each on the heap, with the
+/// allocator's header) in `capacity` slots of `slot` bytes holds at its next growth: the keys,
+/// and the slots (with a control byte each, at 7/8 load) of the table and of the one twice as
+/// large that replaces it, both held while the keys move. Counting the growth before it
+/// happens keeps the table from doubling past the limit between two checks.
+fn table_bytes(entries: usize, capacity: usize, key_words: usize, slot: usize) -> u64 {
+    let key = (key_words * 8).next_multiple_of(16) + 16;
+    let slots = capacity.max(entries) as u64 * 8 / 7 * (slot as u64 + 1);
+    entries as u64 * key as u64 + 3 * slots
+}
+
 /// Path counts: all the maximal paths, and those whose end has a failed assertion.
 type Paths = (u128, u128);
 
@@ -142,8 +153,14 @@ struct Frame {
 
 impl<S: System + ?Sized> Counter<'_, S> {
     /// Checks the limits every few thousand steps, and the memory of a table of `entries`
-    /// keys of `key_words` words.
-    fn tick(&mut self, entries: usize, key_words: usize) -> Result<(), CountError> {
+    /// keys of `key_words` words in `capacity` slots of `slot` bytes.
+    fn tick(
+        &mut self,
+        entries: usize,
+        capacity: usize,
+        key_words: usize,
+        slot: usize,
+    ) -> Result<(), CountError> {
         self.steps += 1;
         if self.steps.is_multiple_of(4096) {
             (self.progress)(TraceProgress {
@@ -151,10 +168,8 @@ impl<S: System + ?Sized> Counter<'_, S> {
                 entries: entries as u64,
             });
             self.limits.check_time().map_err(CountError::Stopped)?;
-            // A key, its count and the table's control byte and spare capacity.
-            let entry = (key_words * 8 + 16 + 24 + 1) as u64;
             self.limits
-                .check_memory(entries as u64 * entry * 2)
+                .check_memory(table_bytes(entries, capacity, key_words, slot))
                 .map_err(CountError::Stopped)?;
         }
         Ok(())
@@ -235,7 +250,7 @@ impl<S: System + ?Sized> Counter<'_, S> {
                     let Some(&t) = enabled.first() else {
                         return Ok(Some(run));
                     };
-                    self.tick(seen.len(), state.len())?;
+                    self.tick(seen.len(), seen.capacity(), state.len(), 24)?;
                     sys.fire_in_place(&mut state, t)?;
                     run.push(t);
                 }
@@ -244,7 +259,7 @@ impl<S: System + ?Sized> Counter<'_, S> {
                 stack.pop();
                 continue;
             };
-            self.tick(seen.len(), top.0.len())?;
+            self.tick(seen.len(), seen.capacity(), top.0.len(), 24)?;
             let mut next = vec![0u64; top.0.len()];
             sys.fire(&top.0, t, &mut next)?;
             if seen.insert(next.clone()) {
@@ -295,7 +310,10 @@ impl<S: System + ?Sized> Counter<'_, S> {
                         if find_cycles && on_path.contains(&key) {
                             return Err(CountError::Cyclic(stack.len()));
                         }
-                        self.tick(memo.len(), key.len())?;
+                        // A slot: the key's vector and its count.
+                        let entries = memo.len() + failing.len() + on_path.len();
+                        let capacity = memo.capacity() + failing.capacity() + on_path.capacity();
+                        self.tick(entries, capacity, key.len(), 40)?;
                         match expand(&key)? {
                             None => {
                                 let failed = self.sys.failed_assertion(&key[..state_words]);

@@ -119,11 +119,15 @@ impl Examination {
         }
     }
 
-    /// The temporal logic of the examination's formulas (the LTL and CTL examinations), which
-    /// a formula of its file must be written in ([`crate::property::logic`]).
+    /// The logic of the examination's formulas (the formula examinations), which a formula of
+    /// its file must be written in ([`crate::property::logic`]).
     pub fn logic(self) -> Option<crate::property::Logic> {
         use crate::property::Logic;
         match self {
+            Examination::ReachabilityCardinality | Examination::ReachabilityFireability => {
+                Some(Logic::Reachability)
+            }
+            Examination::UpperBounds => Some(Logic::Bounds),
             Examination::LtlCardinality | Examination::LtlFireability => Some(Logic::Ltl),
             Examination::CtlCardinality | Examination::CtlFireability => Some(Logic::Ctl),
             _ => None,

@@ -396,7 +396,7 @@ fn properties(
     // The CTL examinations read `A X φ` as CTL does (see `check::run`).
     let (found, reduced) = match logic {
         Logic::Ctl => {
-            let found = check::run::check_ctl(net, &resolved, EngineChoice::Auto, limits)?;
+            let found = check::run::check_ctl(net, &resolved, EngineChoice::Auto, limits, ltl)?;
             let reduced = vec![false; found.len()];
             (found, reduced)
         }

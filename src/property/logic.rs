@@ -14,6 +14,10 @@
 //!   quantifier, its operands state formulas: `A G E F p`, not `A G F p`. As the CTL engine
 //!   reads them (`check::ctl`), negations between the quantifier and `X`, `F` or `G` are
 //!   allowed (`A ¬F φ` is `A G ¬φ`) and a quantifier over a state formula is that formula;
+//! - **reachability** (ReachabilityCardinality, ReachabilityFireability): `EF φ` or `AG φ`
+//!   (negated or not) over a state predicate φ, nothing else: not `A F φ`, not a state
+//!   predicate alone, not a place bound;
+//! - **bounds** (UpperBounds): place bounds only;
 //! - **any** (`unfold check` without an examination): a state predicate, an LTL or a CTL
 //!   formula, what the engines decide; a formula of neither logic (CTL*, `A (F p && E G q)`)
 //!   is refused.
@@ -30,6 +34,10 @@ pub enum Logic {
     Ltl,
     /// CTL: a path quantifier right before every temporal operator.
     Ctl,
+    /// Reachability: `[¬] EF φ` or `[¬] AG φ` over a state predicate φ.
+    Reachability,
+    /// Place bounds only.
+    Bounds,
 }
 
 impl Logic {
@@ -39,16 +47,37 @@ impl Logic {
             Logic::Any => "LTL or CTL",
             Logic::Ltl => "LTL",
             Logic::Ctl => "CTL",
+            Logic::Reachability => "reachability",
+            Logic::Bounds => "place bounds",
         }
     }
 }
 
 /// The error, at the line and column of the offending node, when the formula of `q` is not of
 /// `logic` (positions from [`Property::spans`](super::syntax::Property::spans); 0:0 when the property was not read from a
-/// text). Place bounds are of every logic.
+/// text). Place bounds are of every logic but reachability, and the only properties of
+/// [`Logic::Bounds`].
 pub fn refusal<P, T>(q: &Property<P, T>, logic: Logic) -> Option<ReadError> {
-    let Ask::Holds(f) = &q.ask else {
-        return None;
+    let f = match (&q.ask, logic) {
+        (Ask::Bound(_), Logic::Reachability) => {
+            let (line, column) = q.spans.at(0);
+            return Some(ReadError {
+                line,
+                column,
+                message: format!("not reachability: a place bound; {REACHABILITY}"),
+            });
+        }
+        (Ask::Bound(_), _) => return None,
+        (Ask::Holds(_), Logic::Bounds) => {
+            let (line, column) = q.spans.at(0);
+            return Some(ReadError {
+                line,
+                column,
+                message: "not a place bound: the formulas of upper bounds are place bounds only"
+                    .into(),
+            });
+        }
+        (Ask::Holds(f), _) => f,
     };
     let error = |(node, message): (usize, String)| {
         let (line, column) = q.spans.at(node);
@@ -61,6 +90,10 @@ pub fn refusal<P, T>(q: &Property<P, T>, logic: Logic) -> Option<ReadError> {
     if let Some(e) = unquantified(f, 0, false) {
         return Some(error(e));
     }
+    if logic == Logic::Reachability {
+        return reachability(f)
+            .map(|(at, why)| error((at, format!("not reachability: {why}; {REACHABILITY}"))));
+    }
     if f.is_state() {
         return None;
     }
@@ -71,6 +104,7 @@ pub fn refusal<P, T>(q: &Property<P, T>, logic: Logic) -> Option<ReadError> {
         Logic::Ctl => {
             ctl_state(f, 0).map(|(at, why)| error((at, format!("not CTL: {why}; {CTL}"))))
         }
+        Logic::Reachability | Logic::Bounds => unreachable!("answered above"),
         Logic::Any => {
             let (as_ltl, as_ctl) = (ltl(f)?, ctl_state(f, 0)?);
             let (line, column) = q.spans.at(as_ltl.0);
@@ -84,6 +118,54 @@ pub fn refusal<P, T>(q: &Property<P, T>, logic: Logic) -> Option<ReadError> {
             )))
         }
     }
+}
+
+/// What the reachability examinations ask, for their refusals.
+const REACHABILITY: &str = "the reachability examinations ask EF φ or AG φ over a state \
+                            predicate φ";
+
+/// Why `f` (every temporal operator quantified) is not `[¬] EF φ` or `[¬] AG φ` over a state
+/// predicate φ: the first node that is not.
+fn reachability<P, T>(f: &Form<P, T>) -> Option<(usize, String)> {
+    let (mut top, mut node) = (f, 0);
+    while let Form::Not(g) = top {
+        (top, node) = (g, node + 1);
+    }
+    let (body, at) = match top {
+        Form::Exists(_) | Form::All(_) => numbered(top, node)[0],
+        _ if top.is_state() => {
+            return Some((
+                node,
+                "a state predicate alone (its value at the initial marking)".into(),
+            ));
+        }
+        _ => {
+            return Some((
+                node,
+                format!("{} where EF or AG is expected", operator(top)),
+            ));
+        }
+    };
+    let wanted = matches!(
+        (top, body),
+        (Form::Exists(_), Form::Finally(_)) | (Form::All(_), Form::Globally(_))
+    );
+    if !wanted {
+        return Some((
+            at,
+            format!("{} right after {}", operator(body), operator(top)),
+        ));
+    }
+    let (inner, at) = numbered(body, at)[0];
+    (!inner.is_state()).then(|| {
+        (
+            at,
+            format!(
+                "{} over a path formula, not a state predicate",
+                operator(body)
+            ),
+        )
+    })
 }
 
 /// The operands of a Boolean node, in the tree's order.
@@ -324,6 +406,64 @@ mod tests {
                 && e.contains("as LTL, E (exists-path) inside a path formula (at 1:18)"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn reachability_is_ef_or_ag_over_a_state_predicate() {
+        for ok in [
+            "EF deadlock",
+            "A G (tokens(p) >= 3 && fireable(t))",
+            "!E F !deadlock",
+            "!!AG deadlock",
+        ] {
+            assert_eq!(refused(ok, Logic::Reachability), None, "{ok}");
+        }
+        for (text, at) in [
+            (
+                "A F deadlock",
+                "1:3: not reachability: F (finally) right after A",
+            ),
+            (
+                "E G deadlock",
+                "1:3: not reachability: G (globally) right after E",
+            ),
+            (
+                "A G F deadlock",
+                "1:5: not reachability: G (globally) over a path formula",
+            ),
+            (
+                "EF AG deadlock",
+                "1:4: not reachability: F (finally) over a path formula",
+            ),
+            (
+                "E X deadlock",
+                "1:3: not reachability: X (next) right after E",
+            ),
+            (
+                "!A (deadlock U deadlock)",
+                "1:14: not reachability: U (until)",
+            ),
+            (
+                "EF deadlock && AG deadlock",
+                "1:1: not reachability: && (conjunction)",
+            ),
+            ("deadlock", "1:1: not reachability: a state predicate alone"),
+        ] {
+            let e = refused(text, Logic::Reachability).unwrap_or_default();
+            assert!(e.starts_with(at), "{text}: {e}");
+        }
+        // A place bound has no position of its own.
+        let e = refused("bound(p)", Logic::Reachability).unwrap_or_default();
+        assert!(e.contains("not reachability: a place bound"), "{e}");
+    }
+
+    #[test]
+    fn bounds_are_place_bounds_only() {
+        assert_eq!(refused("bound(p, q)", Logic::Bounds), None);
+        for text in ["EF deadlock", "tokens(p) >= 1", "A G F deadlock"] {
+            let e = refused(text, Logic::Bounds).unwrap_or_default();
+            assert!(e.starts_with("1:1: not a place bound"), "{text}: {e}");
+        }
     }
 
     #[test]

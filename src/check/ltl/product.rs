@@ -328,6 +328,11 @@ impl<'a, 'n> Search<'a, 'n> {
         } else {
             take(succ.len(), &mut out);
         }
+        // The steps that stay at the marking first (a transition without arcs, or any whose
+        // firing changes nothing): the search then closes the cycles at this marking before
+        // it goes deeper. On a state space without end (an unbounded net) a depth-first search
+        // that took the other steps first could dive forever past a lasso that stutters here.
+        out.sort_by_key(|&(w, _, _)| split(w).0 != m);
         Ok(Expand::Succ(out))
     }
 

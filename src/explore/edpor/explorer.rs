@@ -166,7 +166,8 @@ impl<'m, 's> Explorer<'m, 's> {
     /// The explorer's own data, approximately.
     fn bytes(&self) -> u64 {
         let words = self.procs.words() as u64 * 8;
-        let frames = self.frames.len() as u64 * (words + std::mem::size_of::<Frame>() as u64);
+        let frames = self.frames.len() as u64 * words
+            + self.frames.capacity() as u64 * std::mem::size_of::<Frame>() as u64;
         let done: u64 = self
             .frames
             .iter()
@@ -174,6 +175,12 @@ impl<'m, 's> Explorer<'m, 's> {
             .map(|c| c.done.iter().map(|s| 24 + 4 * s.len() as u64).sum::<u64>())
             .sum();
         frames + done + self.tree_nodes * std::mem::size_of::<WNode>() as u64
+    }
+
+    /// [`Self::bytes`] while the frames move into a buffer twice as large.
+    fn bytes_after_growth(&self) -> u64 {
+        let frame = std::mem::size_of::<Frame>() as u64;
+        self.bytes() + 2 * self.frames.capacity().max(4) as u64 * frame
     }
 
     fn depth(&self) -> usize {
@@ -244,6 +251,15 @@ impl<'m, 's> Explorer<'m, 's> {
                     self.stats.stopped = Some(r);
                     return Ok(End::Maximal);
                 }
+            }
+            // The next frame moves the frames into a buffer twice as large, both held while
+            // they move: see that it fits before (a long execution's frames are most of the
+            // memory, and the doubling would pass the limit between two looks of the watch).
+            if self.frames.len() == self.frames.capacity()
+                && let Err(r) = self.limits.check_memory(self.bytes_after_growth())
+            {
+                self.stats.stopped = Some(r);
+                return Ok(End::Maximal);
             }
             let d = self.depth();
             if !self.frames[d].wut.is_empty() {
