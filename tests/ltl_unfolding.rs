@@ -209,10 +209,16 @@ fn arb_machines() -> impl Strategy<Value = Net> {
         prop::option::weighted(0.2, (0usize..3, 0usize..3)),
         prop::sample::select(vec![0u8, 1, 2, 2, 2]),
     );
-    // A transition without arcs (every move of it left out) is kept in: always enabled, it
-    // puts a self-loop on every marking.
+    // A transition without arcs (every move of it left out) is kept out: on the unbounded
+    // nets among these, the explicit checker can still give no verdict where the unfolding
+    // gives one (a lasso deeper than a stutter), so there would be nothing to compare with.
     (2usize..4, prop::collection::vec(step, 2..7))
         .prop_map(|(k, steps)| common::machines_net(k, 3, steps))
+        .prop_filter("a transition without arcs", |net| {
+            net.transitions
+                .iter()
+                .all(|t| !(t.pre.is_empty() && t.post.is_empty()))
+        })
 }
 
 proptest! {
