@@ -239,11 +239,10 @@ impl Goal {
 /// invariants, dead transitions, bounds), the explicit engine for a tenth of the time (small
 /// state spaces end there), the DPOR on a bare `deadlock` then, on nets that look 1-safe, the
 /// complete prefix by SAT, each for a twentieth of the rest (at most 5 s: small unfoldings end
-/// there), random walks for a tenth of
-/// what is left (witnesses deep in large state spaces), best-first climbs towards the open
-/// bounds for a fifth of the rest, best-first searches towards the open targets for a third of
-/// the rest, on nets that look 1-safe the complete prefix by SAT with half of what is left,
-/// then the explicit engine again with the rest.
+/// there), random walks for a tenth of what is left (witnesses deep in large state spaces),
+/// best-first climbs towards the open bounds for a fifth of the rest, best-first searches
+/// towards the open targets for a third of the rest, on nets that look 1-safe the complete
+/// prefix by SAT with half of what is left, then the explicit engine again with the rest.
 ///
 /// The error is a counter overflow at 64 bits.
 pub fn check(
@@ -344,12 +343,10 @@ fn check_goals(
                 return Ok(work.finish());
             }
             work.explicit(&limits.phase(limits.remaining().map(|r| r / 10)))?;
-            // A small complete prefix decides every target at once, often in well under a
-            // second where the state space is far too large (buffers, rings of independent
-            // cells): one quick try before the searches take their shares.
-            // Likewise the DPOR on a bare `deadlock`: it stops at the first dead configuration
-            // and, with cutoffs, covers every deadlock in a tree often far smaller than the
-            // state space.
+            // Quick tries of the unfoldings before the searches take their shares, where the
+            // state space is far too large but the unfolding small (buffers, rings of
+            // independent cells): the DPOR on a bare `deadlock` (it stops at the first dead
+            // configuration), then the complete prefix, which decides every target at once.
             if !work.open().is_empty() && limits.check_time().is_ok() {
                 work.dpor_deadlocks(&limits.phase(Some(quick_share(limits))))?;
             }

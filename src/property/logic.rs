@@ -58,27 +58,6 @@ impl Logic {
 /// text). Place bounds are of every logic but reachability, and the only properties of
 /// [`Logic::Bounds`].
 pub fn refusal<P, T>(q: &Property<P, T>, logic: Logic) -> Option<ReadError> {
-    let f = match (&q.ask, logic) {
-        (Ask::Bound(_), Logic::Reachability) => {
-            let (line, column) = q.spans.at(0);
-            return Some(ReadError {
-                line,
-                column,
-                message: format!("not reachability: a place bound; {REACHABILITY}"),
-            });
-        }
-        (Ask::Bound(_), _) => return None,
-        (Ask::Holds(_), Logic::Bounds) => {
-            let (line, column) = q.spans.at(0);
-            return Some(ReadError {
-                line,
-                column,
-                message: "not a place bound: the formulas of upper bounds are place bounds only"
-                    .into(),
-            });
-        }
-        (Ask::Holds(f), _) => f,
-    };
     let error = |(node, message): (usize, String)| {
         let (line, column) = q.spans.at(node);
         ReadError {
@@ -86,6 +65,22 @@ pub fn refusal<P, T>(q: &Property<P, T>, logic: Logic) -> Option<ReadError> {
             column,
             message,
         }
+    };
+    let f = match (&q.ask, logic) {
+        (Ask::Bound(_), Logic::Reachability) => {
+            return Some(error((
+                0,
+                format!("not reachability: a place bound; {REACHABILITY}"),
+            )));
+        }
+        (Ask::Bound(_), _) => return None,
+        (Ask::Holds(_), Logic::Bounds) => {
+            return Some(error((
+                0,
+                "not a place bound: the formulas of upper bounds are place bounds only".into(),
+            )));
+        }
+        (Ask::Holds(f), _) => f,
     };
     if let Some(e) = unquantified(f, 0, false) {
         return Some(error(e));

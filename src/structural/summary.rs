@@ -6,52 +6,46 @@ use std::time::{Duration, Instant};
 
 use super::traps::{TrapVerdict, deadlock_free, deadlock_free_with};
 use super::tsemiflows::t_semiflows;
-use super::{Budget, Facts, effect};
-use crate::model::net::{Net, PlaceIdx, TransIdx};
+use super::{Budget, Facts};
+use crate::model::net::{Net, PlaceIdx};
+use crate::model::net_system::NetSystem;
+use crate::system::System;
 
 /// Random runs tried by [`runs_into_deadlock`], and the most firings in each.
 const DEADLOCK_RUNS: usize = 16;
 const DEADLOCK_RUN_STEPS: usize = 2_000;
 
 /// Whether a few short random runs from the initial marking (a fixed seed, so the summary is
-/// the same on every call) reach a marking where no transition is enabled, until `deadline`.
-/// Only a signal that proving deadlock freedom is hopeless: a `true` never becomes a claim
-/// (token counts saturate, which could only hide a dead marking or show a false one on
-/// counts near 2⁶⁴, and the summary then merely leaves the question unknown).
-fn runs_into_deadlock(net: &Net, facts: &Facts, deadline: Instant) -> bool {
-    let transitions = net.transitions.len() as TransIdx;
-    let effects: Vec<Vec<(PlaceIdx, i64)>> = (0..transitions).map(|t| effect(net, t)).collect();
-    let initial: Vec<u64> = net.places.iter().map(|p| u64::from(p.initial)).collect();
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut enabled: Vec<TransIdx> = Vec::new();
+/// the same on every call) reach a dead marking, until `deadline`. Only a signal that proving
+/// deadlock freedom is hopeless: a `true` never becomes a claim, the summary then merely
+/// leaves the question unknown.
+fn runs_into_deadlock(net: &Net, deadline: Instant) -> bool {
+    let sys = NetSystem::new(net);
+    let mut initial = vec![0u64; sys.state_words()];
+    sys.initial_state(&mut initial);
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut enabled = Vec::new();
     for _ in 0..DEADLOCK_RUNS {
-        let mut marking = initial.clone();
+        let mut state = initial.clone();
         for step in 0..DEADLOCK_RUN_STEPS {
             if step % 64 == 0 && Instant::now() >= deadline {
                 return false;
             }
             enabled.clear();
-            enabled.extend((0..transitions).filter(|&t| {
-                facts
-                    .needs(t)
-                    .iter()
-                    .all(|&(p, n)| marking[p as usize] >= n)
-            }));
+            sys.enabled(&state, &mut enabled);
             if enabled.is_empty() {
                 return true;
             }
             // xorshift64*: cheap, and good enough to pick a transition.
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            let pick = state.wrapping_mul(0x2545_f491_4f6c_dd1d) % enabled.len() as u64;
-            for &(p, k) in &effects[enabled[pick as usize] as usize] {
-                let m = &mut marking[p as usize];
-                *m = if k < 0 {
-                    m.saturating_sub(k.unsigned_abs())
-                } else {
-                    m.saturating_add(k as u64)
-                };
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            let pick = seed.wrapping_mul(0x2545_f491_4f6c_dd1d) % enabled.len() as u64;
+            if sys
+                .fire_in_place(&mut state, enabled[pick as usize])
+                .is_err()
+            {
+                break; // a counter would overflow: this run says nothing more
             }
         }
     }
@@ -154,7 +148,7 @@ impl Summary {
         // takes to a dead marking would spend its whole share on it in vain.
         let equation = match traps {
             Some(true) => Some(true),
-            _ if runs_into_deadlock(net, &facts, deadline) => None,
+            _ if runs_into_deadlock(net, deadline) => None,
             _ => proved(deadlock_free_with(net, &facts, deadline, true)),
         };
         let parts = PartTimes {

@@ -563,10 +563,11 @@ impl<'n> Builder<'n> {
     }
 
     /// The enriched conditions (made so far) concurrent with the conditions a history `h`
-    /// produces or reads, other than `h`'s own, the live ones and the inert ones: those concurrent with every enriched condition `h` was built from, whose
-    /// condition `h`'s event does not consume, and none of whose histories holds a reader of
-    /// a condition of its cut that `h`'s event consumes while the reader is not in `h` (it
-    /// would have to precede the event, enlarging `h`).
+    /// produces or reads, other than `h`'s own, live ones and inert ones apart: those
+    /// concurrent with every enriched condition `h` was built from, whose condition `h`'s
+    /// event does not consume, and none of whose histories holds a reader of a condition of
+    /// its cut that `h`'s event consumes while the reader is not in `h` (it would have to
+    /// precede the event, enlarging `h`).
     fn candidates(&mut self, h: u32) -> (Vec<u32>, Vec<u32>) {
         // The intersection first; the filters after, on what is left.
         let mut live = self.intersection(h, false);
